@@ -1,0 +1,190 @@
+"""gencl command line: thin subcommands over the Python API; bad input → one line, exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from gencl.errors import GenclError
+
+COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {}
+
+
+def command(name: str, configure: Callable[[argparse.ArgumentParser], None]):
+    def register(run: Callable[..., int]):
+        COMMANDS[name] = (configure, run)
+        return run
+    return register
+
+
+def parse_knobs(items: Sequence[str] | None) -> dict[str, Any]:
+    """``--knob name=value``: values are Python literals where they parse, else strings."""
+    point: dict[str, Any] = {}
+    for item in items or ():
+        if "=" not in item:
+            raise GenclError(f"--knob {item}: expected name=value")
+        name, text = item.split("=", 1)
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text
+        point[name.strip()] = value
+    return point
+
+
+def parse_sizes(items: Sequence[str] | None) -> dict[str, int]:
+    sizes = {}
+    for item in items or ():
+        name, _, text = item.partition("=")
+        try:
+            sizes[name] = int(text)
+        except ValueError:
+            raise GenclError(f"--size {item}: expected name=integer") from None
+    return sizes
+
+
+def _device_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--device", help="device index or name substring (gencl devices)")
+
+
+# {{{ devices
+
+def _cfg_devices(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+@command("devices", _cfg_devices)
+def cmd_devices(args: argparse.Namespace) -> int:
+    from gencl.device import default_device_index, list_devices
+    from gencl.report_console import print_devices
+
+    devices = list_devices()
+    default = default_device_index(devices) if devices else None
+    if args.json:
+        print(json.dumps([{**d.to_json(), "default": d.index == default} for d in devices],
+                         indent=1))
+    else:
+        print_devices(devices, default)
+    return 0
+
+# }}}
+
+
+# {{{ generate
+
+def _cfg_generate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("spec", help="spec name (specs/, tuning/) or path")
+    p.add_argument("--knob", action="append", metavar="NAME=VALUE", help="fix a knob/parameter")
+    p.add_argument("--all", action="store_true", help="the whole space, not the sweep")
+    p.add_argument("--out", required=True, help="folder for .cl files and manifest.json")
+    p.add_argument("--workers", type=int, help="parallel code generation processes")
+
+
+@command("generate", _cfg_generate)
+def cmd_generate(args: argparse.Namespace) -> int:
+    from gencl.generate import GenerationFailure, generate_many, write_variants
+    from gencl.spec import load_spec
+
+    spec = load_spec(args.spec)
+    points = _points(spec, args)
+    variants = generate_many(spec, points, workers=args.workers)
+    manifest = write_variants(variants, args.out)
+    failed = sum(isinstance(v, GenerationFailure) for v in variants)
+    print(f"{len(variants) - failed} variants of {spec.name} written to {args.out} "
+          f"({failed} excluded); manifest: {manifest}")
+    return 0
+
+
+def _points(spec: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
+    from gencl.spec import check_point
+
+    fixed = parse_knobs(args.knob)
+    if args.all:
+        for name, value in fixed.items():  # validate names/values, then filter the space
+            check_point(spec, {name: value})
+        return [p for p in spec.points() if all(p[k] == v for k, v in fixed.items())]
+    if fixed:
+        return [check_point(spec, fixed)]
+    return spec.sweep_points()
+
+# }}}
+
+
+# {{{ run
+
+def _cfg_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("spec", help="spec name (specs/, tuning/) or path")
+    p.add_argument("--knob", action="append", metavar="NAME=VALUE")
+    p.add_argument("--all", action="store_true", help="the whole space, not the sweep")
+    p.add_argument("--size", action="append", metavar="NAME=INT", help="override a problem size")
+    p.add_argument("--quick", action="store_true", help="small sizes")
+    p.add_argument("--repeats", type=int, default=25, help="samples per measurement (25)")
+    p.add_argument("--json", help="results file (default bench_results/<device>/<spec>.json)")
+    _device_arg(p)
+
+
+@command("run", _cfg_run)
+def cmd_run(args: argparse.Namespace) -> int:
+    from gencl.measure import OpenCLEngine, ResultsFile, results_header, run_points
+    from gencl.report_console import print_measurements
+    from gencl.spec import load_spec
+
+    spec = load_spec(args.spec)
+    points = _points(spec, args)
+    engine = OpenCLEngine(args.device, repeats=args.repeats)
+    path = Path(args.json or f"bench_results/{engine.info.slug}/{spec.name}.json")
+    sink = ResultsFile(path, results_header(engine, spec=spec.name, quick=args.quick))
+    results = run_points(spec, points, engine, quick=args.quick,
+                         size_overrides=parse_sizes(args.size), sink=sink)
+    sink.close()
+    print_measurements(spec, sink.results, engine.info)
+    print(f"{len(results)} measured; results: {path}")
+    return 0
+
+# }}}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gencl", description="OpenCL kernel generator, benchmark and autotuner on loopy")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (configure, _) in COMMANDS.items():
+        configure(sub.add_parser(name, help=(COMMANDS[name][1].__doc__ or "").strip()))
+    return parser
+
+
+def _load_plugins() -> None:
+    """Subcommands that live with their stage register themselves on import."""
+    import importlib
+
+    for module in ("gencl.profile.cli", "gencl.tune.cli", "gencl.verify.cli",
+                   "gencl.model.cli", "gencl.jacobi_cli"):
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _load_plugins()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _, run = COMMANDS[args.command]
+    try:
+        return run(args)
+    except GenclError as exc:
+        print(f"gencl: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gencl: interrupted; finished results are kept", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""Lower a point of a spec's space to a Variant: program → knobs in order → OpenCL source."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gencl.errors import KnobError
+from gencl.generate._cache import load_cached, store_cached
+from gencl.generate._variant import ArgInfo, Variant, variant_id
+from gencl.spec import BenchmarkSpec, load_spec
+
+
+@dataclass(frozen=True)
+class GenerationFailure:
+    """A point that could not be lowered (a knob does not apply): excluded from the space."""
+
+    spec: str
+    point: dict[str, Any]
+    reason: str
+    id: str = ""
+
+
+def transform_program(spec: BenchmarkSpec, point: dict[str, Any]):
+    """The loopy program of *point*: the abstract program with every knob applied in order."""
+    t = spec.program(point)
+    for name, knob in spec.knobs.items():
+        t = _transform(knob.transform).apply(t, point[name], point=point, **knob.options)
+    return t
+
+
+def _transform(name: str):
+    from gencl.generate.knobs import TRANSFORMS
+    return TRANSFORMS[name]
+
+
+def _arg_info(arg: Any) -> ArgInfo:
+    import loopy as lp
+
+    dtype = np.dtype(arg.dtype.numpy_dtype).name
+    if isinstance(arg, lp.ValueArg):
+        return ArgInfo(arg.name, "scalar", dtype)
+    kind = "local" if arg.address_space == lp.AddressSpace.LOCAL else "global"
+    return ArgInfo(arg.name, kind, dtype, tuple(str(s) for s in arg.shape),
+                   bool(arg.is_input), bool(arg.is_output))
+
+
+def lower(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:
+    """Generate the OpenCL variant of *point* (no cache)."""
+    import loopy as lp
+
+    start = time.perf_counter()
+    t = transform_program(spec, point)
+    code = lp.generate_code_v2(t)
+    knl = t.default_entrypoint
+    gsize, lsize = knl.get_grid_size_upper_bounds_as_exprs(t.callables_table)
+    lsize = tuple(lsize) or (1,)
+    gsize = tuple(gsize) or (1,)
+    ndim = max(len(gsize), len(lsize))
+    gsize = gsize + (1,) * (ndim - len(gsize))
+    lsize = lsize + (1,) * (ndim - len(lsize))
+    return Variant(
+        id=variant_id(spec.name, spec.source_hash, point),
+        spec=spec.name,
+        point=dict(point),
+        source=code.device_code(),
+        kernel_name=knl.name,
+        args=tuple(_arg_info(a) for a in knl.args),
+        global_size=tuple(str(g * l) for g, l in zip(gsize, lsize)),
+        local_size=tuple(str(l) for l in lsize),
+        assumptions=str(knl.assumptions),
+        codegen_s=time.perf_counter() - start,
+    )
+
+
+def generate(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:
+    """The variant of *point*, from the disk cache or generated and stored.
+
+    Raises:
+        KnobError: a knob does not apply to this point (it is not in the space).
+    """
+    vid = variant_id(spec.name, spec.source_hash, point)
+    cached = load_cached(vid)
+    if cached is not None:
+        return cached
+    try:
+        variant = lower(spec, point)
+    except KnobError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- loopy refuses some knob combinations
+        raise KnobError(f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200]}"
+                        if str(exc).strip() else type(exc).__name__) from exc
+    store_cached(variant)
+    return variant
+
+
+def _generate_in_worker(args: tuple[str, dict[str, Any]]) -> Variant | GenerationFailure:
+    path, point = args
+    spec = load_spec(path, check_program=False)
+    try:
+        return generate(spec, point)
+    except KnobError as exc:
+        return GenerationFailure(spec.name, point, str(exc),
+                                 variant_id(spec.name, spec.source_hash, point))
+
+
+def generate_many(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], *,
+                  workers: int | None = None) -> list[Variant | GenerationFailure]:
+    """Generate many variants, cached ones first, the rest in parallel processes.
+
+    Order follows *points*. ``workers=1`` (or ``GENCL_WORKERS=1``) generates in-process.
+    """
+    points = list(points)
+    results: list[Variant | GenerationFailure | None] = [
+        load_cached(variant_id(spec.name, spec.source_hash, p)) for p in points]
+    todo = [i for i, r in enumerate(results) if r is None]
+    workers = workers or int(os.environ.get("GENCL_WORKERS", 0)) or os.cpu_count() or 1
+    workers = min(workers, len(todo))
+    if workers <= 1:
+        for i in todo:
+            results[i] = _generate_in_worker((spec.path, points[i]))
+    elif todo:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("forkserver")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            for i, result in zip(todo, pool.map(_generate_in_worker,
+                                                [(spec.path, points[i]) for i in todo])):
+                results[i] = result
+    return results  # type: ignore[return-value]
+
+
+def write_variants(variants: Sequence[Variant | GenerationFailure], out_dir: str) -> str:
+    """Write each variant's ``.cl`` file and a ``manifest.json``; return the manifest path."""
+    import json
+    from pathlib import Path
+
+    from gencl._version import __version__
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for v in variants:
+        if isinstance(v, GenerationFailure):
+            entries.append({"id": v.id, "point": v.point, "status": "excluded", "reason": v.reason})
+            continue
+        (out / f"{v.id}.cl").write_text(v.source)
+        meta = v.to_json()
+        meta.pop("source")
+        entries.append({**meta, "file": f"{v.id}.cl", "source_hash": v.source_hash,
+                        "status": "generated"})
+    manifest = out / "manifest.json"
+    manifest.write_text(json.dumps({"schema_version": "1.0", "gencl_version": __version__,
+                                    "variants": entries}, indent=1, default=str))
+    return str(manifest)

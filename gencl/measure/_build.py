@@ -1,0 +1,85 @@
+"""Build OpenCL programs with a cache keyed by source, options, device and driver."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from gencl.generate import Variant
+from gencl.generate._cache import cache_dir
+
+
+@dataclass
+class Built:
+    """A variant built for one device: the kernel, its build log and binary (PTX on NVIDIA)."""
+
+    variant: Variant
+    program: Any
+    kernel: Any
+    build_log: str
+    binary: bytes
+    build_s: float
+    from_cache: bool
+
+    @property
+    def binary_hash(self) -> str:
+        return hashlib.sha256(self.binary).hexdigest()[:16] if self.binary else ""
+
+
+class BuildFailure(Exception):
+    def __init__(self, status: str, reason: str, log: str = "") -> None:
+        super().__init__(reason)
+        self.status, self.reason, self.log = status, reason, log
+
+
+def build_key(source: str, options: str, device_name: str, driver: str) -> str:
+    return hashlib.sha256("\0".join((source, options, device_name, driver)).encode()).hexdigest()
+
+
+def build_program(ctx: Any, device: Any, variant: Variant, options: str,
+                  memo: dict[str, Built]) -> Built:
+    """Build *variant* on *device*: in-process memo, then the binary cache on disk, then source."""
+    import pyopencl as cl
+
+    key = build_key(variant.source, options, device.name, device.driver_version)
+    if key in memo:
+        return memo[key]
+    root = cache_dir()
+    path = root / "binaries" / f"{key}.bin" if root else None
+    start = time.perf_counter()
+    program, from_cache = None, False
+    if path is not None and path.is_file():
+        try:
+            program = cl.Program(ctx, [device], [path.read_bytes()]).build(options=options)
+            from_cache = True
+        except cl.Error:
+            program = None  # stale binary (driver changed under the same version string)
+    if program is None:
+        try:
+            program = cl.Program(ctx, variant.source).build(options=options, devices=[device])
+        except cl.RuntimeError as exc:
+            raise BuildFailure("build_error", _first_error(str(exc)), str(exc)) from None
+    build_s = time.perf_counter() - start
+    log = program.get_build_info(device, cl.program_build_info.LOG) or ""
+    binary = program.get_info(cl.program_info.BINARIES)[0] or b""
+    if path is not None and binary and not from_cache:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{time.time_ns()}.tmp")
+        tmp.write_bytes(binary)
+        tmp.replace(path)
+    try:
+        kernel = getattr(program, variant.kernel_name)
+    except (AttributeError, cl.Error) as exc:
+        raise BuildFailure("build_error", f"no kernel {variant.kernel_name}: {exc}") from None
+    built = Built(variant, program, kernel, log.strip(), binary, build_s, from_cache)
+    memo[key] = built
+    return built
+
+
+def _first_error(log: str) -> str:
+    for line in log.splitlines():
+        if "error" in line.lower():
+            return line.strip()[:300]
+    return log.strip().splitlines()[0][:300] if log.strip() else "build failed"

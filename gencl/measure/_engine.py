@@ -1,0 +1,306 @@
+"""The measurement engine: build, bind data, verify once against numpy, time with events.
+
+One small interface (``Engine``) with an OpenCL implementation here and a replay implementation
+(``gencl.tune``) that answers from recorded results. Only ``OpenCLEngine.time`` touches events:
+warm-up → one-launch probe → samples of calibrated back-to-back launches (clpeak's scheme).
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gencl.device import ClockMonitor, DeviceInfo, select_device
+from gencl.generate import Variant
+from gencl.generate.knobs import PAD_ARG
+from gencl.measure._build import Built, BuildFailure, build_program
+from gencl.measure._measurement import Measurement
+from gencl.measure._stats import launches_per_sample, summarize
+
+
+class Timeout(Exception):
+    pass
+
+
+@dataclass
+class Bound:
+    """Kernel arguments on the device: one argument list per rotation copy."""
+
+    arg_sets: list[list[Any]]
+    outputs: dict[str, Any]  # name -> cl.Buffer of the first copy
+    output_info: dict[str, tuple[np.dtype, int]]
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...]
+    dynamic_local_bytes: int
+    buffers: list[Any] = field(default_factory=list)
+
+    def release(self) -> None:
+        for buf in self.buffers:
+            buf.release()
+        self.buffers.clear()
+
+
+def evaluate(expr: str, env: Mapping[str, Any]) -> int:
+    """Evaluate a loopy size expression (pymbolic text) with the sizes."""
+    import pymbolic
+
+    value = pymbolic.evaluate(pymbolic.parse(expr), dict(env))
+    return int(value)
+
+
+def check_assumptions(variant: Variant, sizes: Mapping[str, int]) -> str | None:
+    """Why *sizes* are outside the sizes the code was generated for, or None."""
+    if not variant.assumptions:
+        return None
+    import islpy as isl
+
+    aset = isl.BasicSet(variant.assumptions)
+    for name, (dim_type, idx) in aset.get_var_dict().items():
+        if dim_type != isl.dim_type.param:
+            continue
+        if name not in sizes:
+            return f"size {name} not given"
+        aset = aset.fix_val(isl.dim_type.param, idx, int(sizes[name]))
+    if aset.is_empty():
+        return f"sizes {dict(sizes)} violate the variant's assumptions {variant.assumptions}"
+    return None
+
+
+def poison(dtype: np.dtype, count: int) -> np.ndarray:
+    """Output fill that no correct kernel leaves behind: NaN for floats, a pattern for ints."""
+    if np.issubdtype(dtype, np.floating):
+        return np.full(count, np.nan, dtype=dtype)
+    return np.full(count, np.iinfo(dtype).max // 3 + 7, dtype=dtype)
+
+
+def compare(got: np.ndarray, expected: np.ndarray, rtol: float) -> float:
+    """Largest error of *got*, scaled so that ``<= 1`` passes at tolerance *rtol*.
+
+    Scaled per element by ``rtol * max(|expected|, 1)`` (a relative error that does not blow up near
+    zero); integers must match exactly; any NaN or poison that survives fails.
+    """
+    got = got.astype(np.float64) if np.issubdtype(got.dtype, np.floating) else got
+    if np.issubdtype(expected.dtype, np.integer) or np.issubdtype(expected.dtype, np.bool_):
+        return 0.0 if np.array_equal(got, expected) else math.inf
+    exp = expected.astype(np.float64)
+    if np.isnan(got).any() and not np.array_equal(np.isnan(got), np.isnan(exp)):
+        return math.inf
+    scale = rtol * np.maximum(np.abs(exp), 1.0)
+    diff = np.abs(np.nan_to_num(got) - np.nan_to_num(exp)) / scale
+    return float(diff.max()) if diff.size else 0.0
+
+
+class Engine(abc.ABC):
+    """Builds and times variants on one device. Implementations must not lose a failure."""
+
+    info: DeviceInfo
+
+    @abc.abstractmethod
+    def build(self, variant: Variant) -> Built:
+        """Build *variant*; raise ``BuildFailure`` (status, reason) when it cannot be built."""
+
+    @abc.abstractmethod
+    def time(self, built: Built, bound: Bound, *, min_time_s: float) -> dict[str, Any]:
+        """Time launches; return samples_s, launches_per_sample, attempts, wide_spread, clock."""
+
+
+class OpenCLEngine(Engine):
+    """The real engine on an OpenCL device (PoCL's CPU device by default).
+
+    Args:
+        device: index or name substring (see ``gencl devices``); None → default.
+        repeats: samples per measurement (seed 000 uses 25).
+        min_sample_s: shortest sample; launches are batched so a sample is well above the timer
+            resolution (NVIDIA OpenCL reports 1 µs).
+        max_rel_spread: re-measure when 1.96 σ exceeds this fraction of the median.
+        max_attempts: measurements taken before giving up on a tight spread (flagged, not hidden).
+        timeout_s: a launch (or batch) not finished by then is recorded as ``timeout``.
+        build_options: passed to every build (e.g. ``-cl-nv-verbose``).
+    """
+
+    def __init__(self, device: str | int | None = None, *, repeats: int = 25,
+                 min_sample_s: float | None = None, max_rel_spread: float = 0.05,
+                 max_attempts: int = 3, timeout_s: float = 60.0, build_options: str = "") -> None:
+        import pyopencl as cl
+
+        self.cl_device, self.info = select_device(device)
+        self.ctx = cl.Context([self.cl_device])
+        self.queue = cl.CommandQueue(
+            self.ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        self.repeats = repeats
+        self.min_sample_s = min_sample_s or max(50 * self.info.timer_resolution_s, 2e-4)
+        self.max_rel_spread = max_rel_spread
+        self.max_attempts = max_attempts
+        self.timeout_s = timeout_s
+        self.build_options = build_options
+        self._built: dict[str, Built] = {}
+
+    def reset(self) -> None:
+        """A fresh queue after a timeout or device error (the old one may hold a stuck launch)."""
+        import pyopencl as cl
+
+        self.queue = cl.CommandQueue(
+            self.ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+
+    # {{{ build and bind
+
+    def build(self, variant: Variant) -> Built:
+        import pyopencl as cl
+
+        built = build_program(self.ctx, self.cl_device, variant, self.build_options, self._built)
+        wg = int(np.prod([int(s) if str(s).isdigit() else 1 for s in variant.local_size]))
+        max_wg = built.kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE,
+                                                  self.cl_device)
+        if wg > max_wg:
+            raise BuildFailure("out_of_resources",
+                               f"work-group of {wg} items > kernel limit {max_wg} on this device")
+        return built
+
+    def bind(self, built: Built, sizes: Mapping[str, int], values: Mapping[str, Any], *,
+             copies: int = 1) -> Bound:
+        """Create device buffers: inputs copied, outputs poisoned, scalars and local sizes set."""
+        import pyopencl as cl
+
+        variant = built.variant
+        env = {**{k: v for k, v in values.items() if np.isscalar(v)}, **sizes}
+        arg_sets: list[list[Any]] = [[] for _ in range(copies)]
+        outputs, output_info, buffers, local_bytes = {}, {}, [], 0
+        mf = cl.mem_flags
+        for arg in variant.args:
+            dtype = np.dtype(arg.dtype)
+            if arg.kind == "scalar":
+                value = values.get(arg.name, sizes.get(arg.name))
+                if value is None:
+                    raise KeyError(f"no value for kernel argument {arg.name}")
+                for s in arg_sets:
+                    s.append(dtype.type(value))
+                continue
+            count = int(np.prod([evaluate(e, env) for e in arg.shape])) if arg.shape else 1
+            if arg.kind == "local":
+                nbytes = int(sizes.get(f"{arg.name}_nbytes",
+                                       sizes.get("local_pad_bytes", 1) if arg.name == PAD_ARG
+                                       else count * dtype.itemsize))
+                local_bytes += nbytes
+                for s in arg_sets:
+                    s.append(cl.LocalMemory(max(nbytes, 1)))
+                continue
+            host = values.get(arg.name)
+            if host is not None:
+                host = np.ascontiguousarray(host)
+                if host.nbytes != count * dtype.itemsize:
+                    raise ValueError(f"input {arg.name}: {host.nbytes} bytes given, kernel "
+                                     f"expects {count * dtype.itemsize}")
+            elif arg.is_output:
+                host = poison(dtype, count)
+            else:
+                raise KeyError(f"no input data for kernel argument {arg.name}")
+            for k, s in enumerate(arg_sets):
+                # rotation copies of outputs share one buffer: only inputs can sit in a cache
+                if k > 0 and arg.is_output and not arg.is_input:
+                    s.append(arg_sets[0][len(s)])
+                    continue
+                buf = cl.Buffer(self.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=host)
+                buffers.append(buf)
+                s.append(buf)
+            if arg.is_output:
+                outputs[arg.name] = arg_sets[0][len(arg_sets[0]) - 1]
+                output_info[arg.name] = (dtype, count)
+        gsize = tuple(evaluate(e, env) for e in variant.global_size)
+        lsize = tuple(evaluate(e, env) for e in variant.local_size)
+        return Bound(arg_sets, outputs, output_info, gsize, lsize, local_bytes, buffers)
+
+    def check_resources(self, built: Built, bound: Bound) -> str | None:
+        import pyopencl as cl
+
+        static = built.kernel.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE,
+                                                  self.cl_device)
+        total = static + bound.dynamic_local_bytes
+        if total > self.info.local_mem_bytes:
+            return f"local memory {total} B > device limit {self.info.local_mem_bytes} B"
+        return None
+
+    # }}}
+
+    # {{{ launch and time
+
+    def _launch(self, built: Built, bound: Bound, copy: int = 0):
+        import pyopencl as cl
+
+        kernel = built.kernel
+        kernel.set_args(*bound.arg_sets[copy % len(bound.arg_sets)])
+        return cl.enqueue_nd_range_kernel(self.queue, kernel, bound.global_size, bound.local_size)
+
+    def _wait(self, event: Any, timeout_s: float | None = None) -> None:
+        import pyopencl as cl
+
+        self.queue.flush()
+        deadline = time.monotonic() + (timeout_s or self.timeout_s)
+        while event.command_execution_status != cl.command_execution_status.COMPLETE:
+            if event.command_execution_status < 0:
+                raise RuntimeError(f"launch failed with status {event.command_execution_status}")
+            if time.monotonic() > deadline:
+                raise Timeout(f"no result after {timeout_s or self.timeout_s:.0f} s")
+            time.sleep(0.0005)
+
+    def run_once(self, built: Built, bound: Bound) -> float:
+        """One launch; returns its device time in seconds (profiling events)."""
+        event = self._launch(built, bound)
+        self._wait(event)
+        return (event.profile.end - event.profile.start) * 1e-9
+
+    def read_outputs(self, bound: Bound) -> dict[str, np.ndarray]:
+        import pyopencl as cl
+
+        out = {}
+        for name, buf in bound.outputs.items():
+            dtype, count = bound.output_info[name]
+            host = np.empty(count, dtype=dtype)
+            cl.enqueue_copy(self.queue, host, buf)
+            out[name] = host
+        self.queue.finish()
+        return out
+
+    def _sample(self, built: Built, bound: Bound, launches: int) -> float:
+        events = [self._launch(built, bound, k) for k in range(launches)]
+        self._wait(events[-1], self.timeout_s * max(1, launches))
+        return (events[-1].profile.end - events[0].profile.start) * 1e-9 / launches
+
+    def time(self, built: Built, bound: Bound, *, min_time_s: float | None = None,
+             repeats: int | None = None) -> dict[str, Any]:
+        min_sample = max(min_time_s or 0.0, self.min_sample_s)
+        repeats = repeats or self.repeats
+        with ClockMonitor(self.info.device_type.upper() != "CPU") as clock:
+            for _ in range(2):  # warm-up: caches, clocks, lazy driver work
+                self.run_once(built, bound)
+            probe = max(self.run_once(built, bound), self.info.timer_resolution_s)
+            launches = launches_per_sample(probe, min_sample_s=min_sample)
+            best: list[float] | None = None
+            attempt = 0
+            for attempt in range(1, self.max_attempts + 1):
+                samples = [self._sample(built, bound, launches) for _ in range(repeats)]
+                if best is None or summarize(samples).relative_spread < \
+                        summarize(best).relative_spread:
+                    best = samples
+                if summarize(best).relative_spread <= self.max_rel_spread:
+                    break
+                repeats *= 2  # re-measure with more samples when the spread is too wide
+        assert best is not None
+        return {"samples_s": tuple(best), "launches_per_sample": launches, "attempts": attempt,
+                "wide_spread": summarize(best).relative_spread > self.max_rel_spread,
+                "clock_hz": clock.median_hz}
+
+    # }}}
+
+    def rotation_copies(self, input_bytes: int) -> int:
+        """Copies of the inputs needed so consecutive launches do not find them in the cache."""
+        cache = max(self.info.global_cache_bytes, 1)
+        if input_bytes <= 0 or input_bytes >= 4 * cache:
+            return 1
+        budget = self.info.global_mem_bytes // 4
+        return max(1, min(16, math.ceil(4 * cache / input_bytes), budget // input_bytes))

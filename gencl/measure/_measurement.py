@@ -1,0 +1,55 @@
+"""Measurement: what one variant did on one device — status, samples, statistics, metrics."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+#: Every status a measurement can end in. Only "ok" carries timings.
+STATUSES = ("ok", "build_error", "out_of_resources", "wrong_answer", "timeout", "invalid_size",
+            "excluded", "error")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One variant measured (or why not).
+
+    ``samples_s`` are per-launch times (each sample is ``launches_per_sample`` back-to-back
+    launches, first START to last END by OpenCL profiling events, divided by that count).
+    ``ci95_s`` is the half-width 1.96 σ of the samples. ``metrics`` are rates (per second) from the
+    spec's work formulas over the median time, e.g. ``bytes`` → bytes/s.
+    """
+
+    variant_id: str
+    spec: str
+    point: dict[str, Any]
+    sizes: dict[str, int]
+    status: str
+    reason: str = ""
+    samples_s: tuple[float, ...] = ()
+    median_s: float | None = None
+    ci95_s: float | None = None
+    launches_per_sample: int = 0
+    attempts: int = 0
+    wide_spread: bool = False
+    max_error: float | None = None
+    work: dict[str, float] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)
+    source_hash: str = ""
+    binary_hash: str = ""
+    clock_hz: float | None = None
+    build_log: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Measurement:
+        data = dict(data)
+        data["samples_s"] = tuple(data.get("samples_s", ()))
+        return cls(**data)

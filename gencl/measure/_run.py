@@ -1,0 +1,186 @@
+"""Measure a spec's points: generate → build → verify → time, one Measurement each, never aborting."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gencl._version import __version__
+from gencl.generate import GenerationFailure, Variant, generate_many
+from gencl.measure._build import BuildFailure
+from gencl.measure._engine import OpenCLEngine, Timeout, check_assumptions, compare
+from gencl.measure._measurement import Measurement
+from gencl.spec import BenchmarkSpec
+
+SCHEMA_VERSION = "1.0"
+
+
+def _failed(variant_id: str, spec: BenchmarkSpec, point: Mapping, sizes: Mapping, status: str,
+            reason: str, **extra: Any) -> Measurement:
+    return Measurement(variant_id, spec.name, dict(point), dict(sizes), status, reason, **extra)
+
+
+def tolerance(spec: BenchmarkSpec, dtype: np.dtype) -> float:
+    return float(spec.tolerance.get(np.dtype(dtype).name, 0.0))
+
+
+def verify_variant(engine: OpenCLEngine, spec: BenchmarkSpec, built: Any,
+                   sizes: Mapping[str, int], values: Mapping[str, Any]) -> float:
+    """Run once on *values* with outputs poisoned; return the scaled max error (≤ 1 passes)."""
+    bound = engine.bind(built, sizes, values)
+    try:
+        engine.run_once(built, bound)
+        got = engine.read_outputs(bound)
+    finally:
+        bound.release()
+    expected = spec.reference(values, built.variant.point, sizes)
+    worst = 0.0
+    for name, exp in expected.items():
+        exp = np.asarray(exp)
+        out = got[name]
+        if out.size != exp.size:
+            return float("inf")
+        worst = max(worst, compare(out.reshape(exp.shape), exp,
+                                   tolerance(spec, exp.dtype) or 0.0))
+    return worst
+
+
+def measure_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant,
+                    sizes: Mapping[str, int], *, seed: int = 0, verify: bool = True,
+                    min_time_s: float | None = None) -> Measurement:
+    """Build, verify once against numpy, and time one variant; failures become statuses."""
+    point, sizes = variant.point, dict(sizes)
+    base = dict(source_hash=variant.source_hash)
+    reason = check_assumptions(variant, sizes)
+    if reason:
+        return _failed(variant.id, spec, point, sizes, "invalid_size", reason, **base)
+    try:
+        built = engine.build(variant)
+    except BuildFailure as exc:
+        return _failed(variant.id, spec, point, sizes, exc.status, exc.reason, build_log=exc.log,
+                       **base)
+    base.update(binary_hash=built.binary_hash, build_log=built.build_log[-4000:])
+    rng = np.random.default_rng(seed)
+    values = spec.inputs(point, sizes, rng)
+    try:
+        bound_check = engine.bind(built, sizes, values)
+        problem = engine.check_resources(built, bound_check)
+        bound_check.release()
+        if problem:
+            return _failed(variant.id, spec, point, sizes, "out_of_resources", problem, **base)
+        max_error = None
+        if verify:
+            vsizes = spec.verify_sizes(point, engine.info) if spec.verify_sizes else sizes
+            vvalues = spec.inputs(point, vsizes, rng) if spec.verify_sizes else values
+            reason = check_assumptions(variant, vsizes)
+            if reason:
+                return _failed(variant.id, spec, point, sizes, "invalid_size", reason, **base)
+            max_error = verify_variant(engine, spec, built, vsizes, vvalues)
+            if not max_error <= 1.0:
+                return _failed(variant.id, spec, point, sizes, "wrong_answer",
+                               f"max scaled error {max_error:.3g} > 1 (tolerance "
+                               f"{dict(spec.tolerance)})", max_error=max_error, **base)
+        input_bytes = sum(np.asarray(v).nbytes for v in values.values() if not np.isscalar(v))
+        copies = engine.rotation_copies(input_bytes) if spec.rotate_buffers else 1
+        bound = engine.bind(built, sizes, values, copies=copies)
+        try:
+            timing = engine.time(built, bound, min_time_s=min_time_s)
+        finally:
+            bound.release()
+    except Timeout as exc:
+        engine.reset()
+        return _failed(variant.id, spec, point, sizes, "timeout", str(exc), **base)
+    except Exception as exc:  # noqa: BLE001 -- a device error on one variant must not end the run
+        status = "out_of_resources" if "OUT_OF_RESOURCES" in str(exc) or \
+            "INVALID_WORK_GROUP_SIZE" in str(exc) or "MEM_OBJECT_ALLOCATION" in str(exc) \
+            else "error"
+        engine.reset()
+        return _failed(variant.id, spec, point, sizes, status,
+                       f"{type(exc).__name__}: {str(exc).strip()[:300]}", **base)
+    samples = timing.pop("samples_s")
+    median = float(np.median(samples))
+    std = float(np.std(samples, ddof=1)) if len(samples) > 1 else 0.0
+    work = {name: float(f(point, sizes)) for name, f in spec.metrics.items()}
+    return Measurement(
+        variant.id, spec.name, dict(point), sizes, "ok", samples_s=tuple(samples),
+        median_s=median, ci95_s=1.96 * std, max_error=max_error, work=work,
+        metrics={name: amount / median for name, amount in work.items()},
+        extra={"rotation_copies": copies, "build_s": built.build_s,
+               "codegen_s": variant.codegen_s}, **timing, **base)
+
+
+class ResultsFile:
+    """Measurements streamed to disk as they finish: ``<path>.partial.jsonl``, then ``<path>``.
+
+    An interrupted run keeps every finished measurement; ``done_ids`` lets a rerun skip them.
+    """
+
+    def __init__(self, path: str | os.PathLike, header: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.partial = self.path.with_name(self.path.name + ".partial.jsonl")
+        self.header = header
+        self.results: list[dict[str, Any]] = []
+        if self.partial.exists():
+            for line in self.partial.read_text().splitlines():
+                try:
+                    self.results.append(json.loads(line))
+                except ValueError:
+                    pass  # the line being written when the run was killed
+
+    @property
+    def done_ids(self) -> set[str]:
+        return {r["variant_id"] for r in self.results}
+
+    def add(self, measurement: Measurement) -> None:
+        record = measurement.to_json()
+        self.results.append(record)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.partial.open("a") as f:
+            f.write(json.dumps(record, default=str) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def close(self) -> None:
+        data = {**self.header, "results": self.results}
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(json.dumps(data, indent=1, default=str))
+        tmp.replace(self.path)
+        self.partial.unlink(missing_ok=True)
+
+
+def results_header(engine: OpenCLEngine, **extra: Any) -> dict[str, Any]:
+    """What every results file says about where and when its numbers were measured."""
+    return {"schema_version": SCHEMA_VERSION, "gencl_version": __version__,
+            "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "device": engine.info.to_json(), **extra}
+
+
+def run_points(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], engine: OpenCLEngine, *,
+               quick: bool = False, size_overrides: Mapping[str, int] | None = None,
+               sink: ResultsFile | None = None, verify: bool = True,
+               on_result: Callable[[Measurement], None] | None = None) -> list[Measurement]:
+    """Measure every point in order; each result goes to *sink* as soon as it exists."""
+    points = list(points)
+    variants = generate_many(spec, points)
+    done = sink.done_ids if sink else set()
+    out: list[Measurement] = []
+    for point, variant in zip(points, variants):
+        sizes = {**spec.sizes(point, engine.info, quick), **(size_overrides or {})}
+        if isinstance(variant, GenerationFailure):
+            m = _failed(variant.id, spec, point, sizes, "excluded", variant.reason)
+        elif variant.id in done:
+            continue
+        else:
+            m = measure_variant(engine, spec, variant, sizes, verify=verify)
+        out.append(m)
+        if sink:
+            sink.add(m)
+        if on_result:
+            on_result(m)
+    return out
