@@ -163,7 +163,7 @@ def _load_plugins() -> None:
     import importlib
 
     for module in ("gencl.profile.cli", "gencl.tune.cli", "gencl.verify.cli",
-                   "gencl.model.cli", "gencl.jacobi_cli"):
+                   "gencl.model.cli", "gencl.space.cli"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
