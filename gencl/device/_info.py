@@ -72,6 +72,16 @@ def _nv(dev: Any, attr: int) -> int | None:
         return None
 
 
+def _type_name(bits: int) -> str:
+    import pyopencl as cl
+
+    # test bits: to_string() of a combined bitfield can start with "ALL"
+    for name in ("GPU", "CPU", "ACCELERATOR"):
+        if bits & getattr(cl.device_type, name):
+            return name
+    return "OTHER"
+
+
 def _describe(index: int, platform: Any, dev: Any) -> DeviceInfo:
     import pyopencl as cl
 
@@ -89,7 +99,7 @@ def _describe(index: int, platform: Any, dev: Any) -> DeviceInfo:
         index=index, name=dev.name.strip(), platform=platform.name.strip(),
         vendor=dev.vendor.strip(), driver=dev.driver_version.strip(),
         opencl_version=dev.version.strip(),
-        device_type=cl.device_type.to_string(dev.type).split()[0],
+        device_type=_type_name(dev.type),
         compute_units=dev.max_compute_units, max_clock_hz=dev.max_clock_frequency * 1e6,
         local_mem_bytes=dev.local_mem_size, max_work_group_size=dev.max_work_group_size,
         global_mem_bytes=dev.global_mem_size, global_cache_bytes=dev.global_mem_cache_size,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,7 +59,10 @@ def build_program(ctx: Any, device: Any, variant: Variant, options: str,
             program = None  # stale binary (driver changed under the same version string)
     if program is None:
         try:
-            program = cl.Program(ctx, variant.source).build(options=options, devices=[device])
+            with warnings.catch_warnings():  # the build log is kept in the Measurement instead
+                warnings.simplefilter("ignore", cl.CompilerWarning)
+                program = cl.Program(ctx, variant.source).build(options=options,
+                                                                devices=[device])
         except cl.RuntimeError as exc:
             raise BuildFailure("build_error", _first_error(str(exc)), str(exc)) from None
     build_s = time.perf_counter() - start
