@@ -1,0 +1,248 @@
+"""report.md and its plots, rendered from a DeviceProfile alone (no device needed).
+
+The first table mirrors seed 000 Table III (computations by instruction type; global memory by
+element size; local, constant, private memory). Then the summary, one section per report section
+with its plots and characteristics, what is missing and why, and every failure with its reason.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from gencl.profile._plots import SECTIONS, plot_file_name, plot_series, plottable, section_of
+from gencl.profile._profile import DeviceProfile
+from gencl.profile._summary import MEASURED_KEYS
+
+REPORT_FILE = "report.md"
+
+_SCALES = {"B/s": (1e9, "GB/s"), "FLOP/s": (1e9, "GFLOP/s"), "op/s": (1e9, "Gop/s"),
+           "s": (1e-6, "µs"), "Hz": (1e6, "MHz")}
+
+
+def fmt(value: Any, unit: str = "", *, with_unit: bool = True) -> str:
+    """A value for people: rates in G…/s, times in µs, bytes in KiB/MiB, lists joined by '/'."""
+    if value is None:
+        return "–"
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        if value and all(isinstance(v, Mapping) for v in value):
+            return "; ".join(", ".join(f"{k}={fmt(v, with_unit=False)}" for k, v in d.items())
+                             for d in value)
+        return "/".join(fmt(v, unit, with_unit=False) for v in value) + \
+            (f" {_scaled_unit(unit)}" if with_unit and unit else "")
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}={fmt(v, with_unit=False)}" for k, v in value.items())
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if unit == "B":
+        for scale, name in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+            if abs(value) >= scale:
+                return f"{value / scale:.3g}" + (f" {name}" if with_unit else "")
+        return f"{value:.0f}" + (" B" if with_unit else "")
+    scale, label = _SCALES.get(unit, (1.0, unit))
+    text = f"{value / scale:.3g}"
+    return f"{text} {label}".strip() if with_unit else text
+
+
+def _scaled_unit(unit: str) -> str:
+    return _SCALES.get(unit, (1.0, unit))[1]
+
+
+def _meta(profile: DeviceProfile) -> dict[str, str]:
+    clock = profile.clock
+    clock_text = (f"{clock['seen_hz'] / 1e6:.0f} MHz seen" if clock.get("seen_hz")
+                  else f"{clock['reported_max_hz'] / 1e6:.0f} MHz reported max")
+    return {"device": f"{profile.device_json.get('name')} ({profile.device_json.get('platform')})",
+            "driver": profile.driver, "clock": clock_text, "date": profile.updated,
+            "version": profile.gencl_version}
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    return out
+
+
+# {{{ Table III
+
+def _multi(chars: Mapping[str, Any], base: str) -> str:
+    """A value that may come per ILP level: ``base`` itself, or ``base_ilp1``, ``_ilp2``, …"""
+    if base in chars:
+        return fmt(chars[base].value, chars[base].unit, with_unit=False)
+    levels = [chars[f"{base}_ilp{k}"] for k in (1, 2, 4, 8) if f"{base}_ilp{k}" in chars]
+    return "/".join(fmt(c.value, c.unit, with_unit=False) for c in levels) or "–"
+
+
+def _first(chars: Mapping[str, Any], *names: str) -> str:
+    for name in names:
+        text = _multi(chars, name)
+        if text != "–":
+            return text
+    return "–"
+
+
+def table_iii(profile: DeviceProfile) -> list[str]:
+    """Seed 000 Table III: performance in G(FL)OP/s, bandwidth in GB/s, latencies in cycles."""
+    chars = profile.characteristics
+    lines = ["## Performance characteristics (seed 000, Table III)", "",
+             "Performance in GFLOP/s or Gop/s, bandwidth in GB/s, latencies λ (issue) and Λ "
+             "(completion) in cycles, ridge point in work items. `a/b/c` are ILP 1/2/4 "
+             "(computations) or successive memory levels (memory). `–`: not measured.", ""]
+    rows = []
+    for label, it in (("SP", "sp"), ("SP MADD", "sp_madd"), ("DP", "dp"), ("INT", "int"),
+                      ("SF (native)", "native_sf"), ("SF", "sf")):
+        perf = _first(chars, f"{it}_peak_flops", f"{it}_peak_ops")
+        row = [label, perf, _multi(chars, f"{it}_issue_latency_cycles"),
+               _multi(chars, f"{it}_completion_latency_cycles"),
+               _multi(chars, f"{it}_ridge_work_items")]
+        rows.append(row)
+    lines += ["**Computations**", ""]
+    lines += _table(["itype", "performance", "λ", "Λ", "ridge point"], rows) + [""]
+    rows = []
+    for e in (1, 2, 4, 8, 16):
+        rows.append([f"{e}B", _multi(chars, f"global_bw_{e}B_Bps"),
+                     _multi(chars, f"global_issue_latency_{e}B_cycles"),
+                     _multi(chars, f"global_completion_latency_{e}B_cycles"),
+                     _multi(chars, f"global_cache_{e}B_bytes")])
+    levels = profile.value("cache_levels") or []
+    walk_lat = [lv.get("latency_cycles") for lv in levels] + [profile.value(
+        "global_latency_cycles")]
+    rows.append(["random walk", "–", "–",
+                 "/".join(fmt(v, with_unit=False) for v in walk_lat if v is not None) or "–",
+                 "/".join(fmt(lv.get("size_bytes"), "B") for lv in levels) or "–"])
+    lines += ["**Global memory** (by element size; the last row is the random walk: latency per "
+              "level, cache sizes)", ""]
+    lines += _table(["element", "bandwidth", "λ", "Λ", "cache size"], rows) + [""]
+    rows = []
+    for label, mem in (("Local", "local"), ("Constant", "constant"), ("Private", "private")):
+        rows.append([label, _multi(chars, f"{mem}_bw_Bps"),
+                     _multi(chars, f"{mem}_issue_latency_cycles"),
+                     _first(chars, f"{mem}_completion_latency_cycles", f"{mem}_latency_cycles"),
+                     _multi(chars, f"{mem}_cache_bytes")])
+    lines += ["**Local, constant and private memory** (4-byte elements)", ""]
+    lines += _table(["memory", "bandwidth", "λ", "Λ", "cache size"], rows) + [""]
+    return lines
+
+# }}}
+
+
+def _summary_table(profile: DeviceProfile) -> list[str]:
+    chars = profile.characteristics
+    rows = []
+    for key, unit in MEASURED_KEYS.items():
+        c = chars.get(key)
+        if c is None:
+            rows.append([f"`{key}`", "–", "", "", "not measured"])
+        else:
+            ci = fmt(c.ci95, c.unit) if c.ci95 is not None else ""
+            rows.append([f"`{key}`", fmt(c.value, c.unit), f"± {ci}" if ci else "", c.benchmark,
+                         c.method[:120]])
+    return ["## Summary (summary.json)", ""] + _table(
+        ["key", "value", "95 % CI", "benchmark", "method"], rows) + [""]
+
+
+def _plots(profile: DeviceProfile, folder: Path, meta: Mapping[str, str]
+           ) -> tuple[dict[str, list[tuple[str, str, str]]], list[str]]:
+    """Draw every plottable series: section → [(benchmark, series, file)], and the skipped."""
+    by_section: dict[str, list[tuple[str, str, str]]] = {}
+    skipped = []
+    for bench in profile.benchmarks.values():
+        for name, series in bench.series.items():
+            section = section_of(name, bench.analysis)
+            title = series.get("title", name.replace("_", " ")) if isinstance(series, Mapping) \
+                else name
+            file = plot_file_name(bench.name, name)
+            if plottable(series) and plot_series(name, series, folder / file, meta,
+                                                 title=str(title)):
+                by_section.setdefault(section, []).append((bench.name, name, file))
+            else:
+                skipped.append(f"{bench.name}.{name}")
+    return by_section, skipped
+
+
+def render_report(profile: DeviceProfile, folder: str | os.PathLike | None = None) -> Path:
+    """Write report.md and the PNGs into *folder* (default: the profile's own folder)."""
+    folder = Path(folder) if folder else Path(profile.path or ".").parent
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*__*.png"):  # plots of a previous rendering
+        old.unlink()
+    meta = _meta(profile)
+    dev = profile.device_json
+    lines = [f"# Device profile: {dev.get('name')}", "",
+             f"- device: {dev.get('name')} — {dev.get('vendor')}, {dev.get('device_type')}, "
+             f"{dev.get('compute_units')} compute units, local memory "
+             f"{fmt(dev.get('local_mem_bytes'), 'B')}, max work-group "
+             f"{dev.get('max_work_group_size')}, warp {dev.get('warp_size') or '?'}",
+             f"- platform: {dev.get('platform')}; OpenCL {dev.get('opencl_version')}",
+             f"- driver: {profile.driver}",
+             f"- clock: {meta['clock']} ({profile.clock.get('source')}); reported max "
+             f"{profile.clock['reported_max_hz'] / 1e6:.0f} MHz",
+             f"- date: started {profile.date}, last benchmark {profile.updated}",
+             f"- gencl {profile.gencl_version}; {'quick' if profile.quick else 'full'} suite; "
+             "rendered by `gencl report` from profile.json", ""]
+    lines += table_iii(profile)
+    lines += _summary_table(profile)
+    sections, skipped = _plots(profile, folder, meta)
+    lines += ["## Sections", ""]
+    for key, (title, _) in list(SECTIONS.items()) + [("other", ("Other series", ()))]:
+        plots = sections.get(key, [])
+        if not plots and key == "other":
+            continue
+        lines += [f"### {title}", ""]
+        if not plots:
+            lines += ["_Not in this profile: no benchmark produced this plot._", ""]
+        for bench, name, file in plots:
+            lines += [f"![{bench}: {name}]({file})", "", f"_{bench} · {name}_", ""]
+    lines += _benchmarks(profile)
+    lines += _missing(profile, skipped)
+    (folder / REPORT_FILE).write_text("\n".join(lines) + "\n")
+    return folder / REPORT_FILE
+
+
+def _benchmarks(profile: DeviceProfile) -> list[str]:
+    lines = ["## Benchmarks", ""]
+    rows = []
+    for b in profile.benchmarks.values():
+        ok = sum(1 for m in b.measurements if m.get("status") == "ok")
+        rows.append([b.name, b.group, b.analysis or "–", b.status, f"{ok}/{len(b.measurements)}",
+                     f"{b.elapsed_s:.1f} s" if b.elapsed_s is not None else "",
+                     f"{b.clock_hz / 1e6:.0f} MHz" if b.clock_hz else "–",
+                     b.spec_source_hash[:12]])
+    lines += _table(["benchmark", "group", "analysis", "status", "variants ok", "time", "clock",
+                     "spec hash"], rows) + [""]
+    for b in profile.benchmarks.values():
+        if not b.characteristics and not b.notes:
+            continue
+        lines += [f"### {b.name}", ""]
+        rows = [[f"`{c['name']}`", fmt(c["value"], c["unit"]),
+                 fmt(c.get("ci95"), c["unit"]) if c.get("ci95") is not None else "",
+                 str(len(c.get("variants", ()))), str(c.get("method", ""))[:160]]
+                for c in b.characteristics]
+        if rows:
+            lines += _table(["characteristic", "value", "± 95 % CI", "variants", "method"],
+                            rows) + [""]
+        lines += [f"- {n}" for n in b.notes] + ([""] if b.notes else [])
+    return lines
+
+
+def _missing(profile: DeviceProfile, skipped: Sequence[str]) -> list[str]:
+    lines = ["## Missing and failed", ""]
+    missing = profile.missing
+    if missing:
+        lines += ["Not measured (null in summary.json): " +
+                  ", ".join(f"`{k}`" for k in missing) + ".", ""]
+    not_run = [n for n in profile.suite if n not in profile.benchmarks]
+    if not_run:
+        lines += [f"Not run yet: {', '.join(not_run)}.", ""]
+    if skipped:
+        lines += ["Series without a plot (shape not drawn): " + ", ".join(skipped) + ".", ""]
+    failures = profile.failures
+    if failures:
+        rows = [[f["benchmark"], f["variant"] or "(benchmark)", f["status"],
+                 f["reason"][:200].replace("\n", " ")] for f in failures]
+        lines += _table(["benchmark", "variant", "status", "reason"], rows) + [""]
+    if not (missing or not_run or skipped or failures):
+        lines += ["Nothing: every benchmark ran and every summary key has a value.", ""]
+    return lines

@@ -1,0 +1,297 @@
+"""The microbenchmark suite: which specs it runs, and running them with resume.
+
+The suite is every spec with an ``analysis`` whose ``group`` is compute, memory or runtime
+(application kernels in tuning/ are the tuner's business). Each benchmark is saved into
+profile.json as soon as it finishes, and its measurements stream to ``raw/<spec>.json`` while it
+runs, so a killed ``gencl profile`` rerun with the same folder loses nothing that finished.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gencl._version import __version__
+from gencl.errors import GenclError
+from gencl.profile._profile import (
+    PROFILE_FILE, BenchmarkResult, DeviceProfile, load_profile, now, save_profile)
+
+#: Groups of specs that characterize the device (in the order they run).
+SUITE_GROUPS = ("compute", "memory", "runtime")
+
+
+@dataclass(frozen=True)
+class SuiteEntry:
+    """A spec of the suite, or the reason it could not be loaded."""
+
+    name: str
+    path: str
+    spec: Any = None  # BenchmarkSpec
+    error: str = ""
+
+    @property
+    def group(self) -> str:
+        return self.spec.group if self.spec is not None else "?"
+
+
+def discover_suite(only: Sequence[str] | None = None) -> list[SuiteEntry]:
+    """Every suite spec, by group then name; *only* keeps those whose group or name is listed.
+
+    A spec that does not load is kept as an entry with its error (the profile records it) as
+    long as its name passes *only*: one broken spec must not stop the others.
+    """
+    from gencl.spec import list_spec_files, load_spec
+
+    wanted = set(only or ())
+    unknown = wanted - set(SUITE_GROUPS)
+    entries = []
+    for file in list_spec_files():
+        if file.parent.name != "specs":
+            continue
+        try:
+            spec = load_spec(str(file))
+        except GenclError as exc:
+            if not wanted or file.stem in wanted:
+                entries.append(SuiteEntry(file.stem, str(file), error=str(exc)))
+            continue
+        if not spec.analysis or spec.group not in SUITE_GROUPS:
+            continue
+        if wanted and spec.group not in wanted and spec.name not in wanted:
+            continue
+        entries.append(SuiteEntry(spec.name, str(file), spec))
+    found = {e.name for e in entries} | {e.group for e in entries}
+    missing = sorted(unknown - found)
+    if missing:
+        raise GenclError(f"--only {' '.join(missing)}: not a group ({', '.join(SUITE_GROUPS)}) "
+                         "or a suite benchmark")
+    order = {g: i for i, g in enumerate(SUITE_GROUPS)}
+    return sorted(entries, key=lambda e: (order.get(e.group, -1), e.name))
+
+
+# {{{ one benchmark
+
+def _dedupe(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per variant (the last: a rerun may re-add an excluded variant)."""
+    by_id: dict[str, dict[str, Any]] = {}
+    for r in records:
+        by_id[r["variant_id"]] = r
+    return list(by_id.values())
+
+
+def _clock_of(records: Sequence[dict[str, Any]], seen: float | None) -> float | None:
+    import statistics
+
+    clocks = [r["clock_hz"] for r in records if r.get("status") == "ok" and r.get("clock_hz")]
+    return statistics.median(clocks) if clocks else seen
+
+
+def analyse(name: str, analysis: str | None, records: Sequence[dict[str, Any]],
+            device: dict[str, Any], clock_hz: float | None
+            ) -> tuple[str, str, list[dict], dict, list[str]]:
+    """Run the spec's analysis on *records*: (status, reason, characteristics, series, notes).
+
+    An analysis that does not exist yet, or raises, is a benchmark status with its reason; the
+    measurements stay and a later run re-analyses them without measuring again.
+    """
+    from gencl.characterize import get_analysis
+
+    if not analysis:
+        return "no_analysis", "the spec names no analysis", [], {}, []
+    try:
+        fn = get_analysis(analysis)
+    except KeyError as exc:
+        return "no_analysis", str(exc.args[0] if exc.args else exc), [], {}, []
+    try:
+        result = fn(records, device, clock_hz)
+        data = result.to_json()
+    except Exception as exc:  # noqa: BLE001 -- one analysis's bug must not lose the others
+        first = (str(exc).strip().splitlines() or [""])[0]
+        return "analysis_error", f"{analysis}: {type(exc).__name__}: {first}"[:400], [], {}, []
+    return "ok", "", data["characteristics"], data["series"], data["notes"]
+
+
+def measure_benchmark(entry: SuiteEntry, engine: Any, raw_dir: Path, *, quick: bool,
+                      on_result: Callable[[Any], None] | None = None) -> tuple[list[dict], str]:
+    """Measure one spec's sweep (resuming from ``raw/``); return (records, error or "")."""
+    from gencl.measure import ResultsFile, results_header, run_points
+
+    spec = entry.spec
+    points = spec.sweep_points(engine.info, quick=quick)
+    suffix = ".quick.json" if quick else ".json"
+    sink = ResultsFile(raw_dir / f"{spec.name}{suffix}",
+                       results_header(engine, spec=spec.name, quick=quick))
+    error = ""
+    try:
+        if spec.runner is not None:
+            done = sink.done_ids
+            for m in spec.runner(engine, spec, points, quick):
+                if m.variant_id not in done:
+                    sink.add(m)
+                if on_result:
+                    on_result(m)
+        else:
+            run_points(spec, points, engine, quick=quick, sink=sink, on_result=on_result)
+    except GenclError as exc:
+        error = str(exc)
+    except Exception as exc:  # noqa: BLE001 -- a benchmark that crashes is recorded, others run
+        first = (str(exc).strip().splitlines() or [""])[0]
+        error = f"{type(exc).__name__}: {first}"[:400]
+        with contextlib.suppress(Exception):
+            engine.reset()
+    records = _dedupe(sink.results)
+    if not error:
+        sink.close()
+    return records, error
+
+
+# }}}
+
+
+# {{{ the suite
+
+def _open_profile(out: Path, engine: Any, quick: bool, fresh: bool) -> DeviceProfile:
+    clock = {"reported_max_hz": float(engine.info.max_clock_hz), "seen_hz": None,
+             "source": "reported maximum (no clock probe on this platform)"}
+    blank = DeviceProfile(device_json=engine.info.to_json(), clock=clock, quick=quick,
+                          benchmarks={}, gencl_version=__version__)
+    if fresh or not (out / PROFILE_FILE).exists():
+        return blank
+    old = load_profile(out)
+    if old.device_json.get("slug") != engine.info.slug or old.device_json.get("name") != \
+            engine.info.name:
+        raise GenclError(f"{out / PROFILE_FILE}: device: holds a profile of "
+                         f"{old.device_json.get('name')!r}, not {engine.info.name!r} "
+                         "(use another --out, or --fresh to replace it)")
+    if old.quick != quick:
+        raise GenclError(f"{out / PROFILE_FILE}: quick: holds a {'quick' if old.quick else 'full'}"
+                         f" profile; this run is {'quick' if quick else 'full'} "
+                         "(use another --out, or --fresh to replace it)")
+    return old
+
+
+def _is_done(old: BenchmarkResult | None, entry: SuiteEntry) -> bool:
+    return (old is not None and old.ok and entry.spec is not None
+            and old.spec_source_hash == entry.spec.source_hash)
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool) -> Iterator[Any]:
+    if not enabled:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn)
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), transient=False) as bar:
+        yield bar
+
+
+def run_profile(out: str | os.PathLike | None = None, *, device: str | int | None = None,
+                quick: bool = False, only: Sequence[str] | None = None, fresh: bool = False,
+                repeats: int | None = None, progress: bool = True,
+                log: Callable[[str], None] | None = None) -> tuple[DeviceProfile, Path]:
+    """Run the suite on *device* into *out* (default ``bench_results/<device-slug>/``).
+
+    Benchmarks already finished in *out* (same spec text, same mode) are skipped; benchmarks
+    measured but not analysed are re-analysed without measuring. Returns (profile, folder).
+    """
+    from gencl.device import ClockMonitor
+    from gencl.measure import OpenCLEngine
+
+    entries = discover_suite(only)
+    engine = OpenCLEngine(device, repeats=repeats or (10 if quick else 25))
+    folder = Path(out) if out else Path("bench_results") / engine.info.slug
+    profile = _open_profile(folder, engine, quick, fresh)
+    profile = _with_suite(profile, entries)
+    raw = folder / "raw"
+    is_gpu = engine.info.device_type.upper() == "GPU"
+    say = log or (lambda _msg: None)
+    seen: list[float] = []
+    with ClockMonitor(is_gpu) as suite_clock, _progress(progress) as bar:
+        overall = bar.add_task("profile", total=len(entries)) if bar else None
+        for entry in entries:
+            old = profile.benchmarks.get(entry.name)
+            if _is_done(old, entry):
+                say(f"{entry.name}: done earlier, skipped")
+                if bar:
+                    bar.advance(overall)
+                continue
+            result = _run_one(entry, engine, raw, old, quick=quick, bar=bar, say=say)
+            if result.clock_hz:
+                seen.append(result.clock_hz)
+            profile = profile.with_benchmark(result)
+            profile = _with_clock(profile, seen, suite_clock.median_hz, is_gpu)
+            save_profile(profile, folder)
+            say(f"{entry.name}: {result.status}" + (f" ({result.reason})" if result.reason
+                                                    else ""))
+            if bar:
+                bar.advance(overall)
+    profile = _with_clock(profile, seen, suite_clock.median_hz, is_gpu)
+    save_profile(profile, folder)
+    return profile, folder
+
+
+def _run_one(entry: SuiteEntry, engine: Any, raw: Path, old: BenchmarkResult | None, *,
+             quick: bool, bar: Any, say: Callable[[str], None]) -> BenchmarkResult:
+    from gencl.device import ClockMonitor
+
+    started, t0 = now(), time.perf_counter()
+    if entry.spec is None:
+        return BenchmarkResult(entry.name, None, "?", "load_error", entry.error, entry.path, "",
+                               False, (), (), {}, (), started, now(), 0.0, None)
+    spec = entry.spec
+    reuse = (old is not None and old.measured and old.spec_source_hash == spec.source_hash)
+    error, clock_seen = "", None
+    if reuse:
+        records = [dict(r) for r in old.measurements]
+        say(f"{spec.name}: measured earlier, analysing again")
+    else:
+        task = bar.add_task(f"  {spec.name}", total=len(spec.sweep_points(engine.info,
+                                                                          quick=quick))) \
+            if bar else None
+        advance = (lambda _m: bar.advance(task)) if bar else None
+        with ClockMonitor(engine.info.device_type.upper() == "GPU") as clock:
+            records, error = measure_benchmark(entry, engine, raw, quick=quick,
+                                               on_result=advance)
+        clock_seen = clock.median_hz
+        if bar:
+            bar.remove_task(task)
+    clock_hz = _clock_of(records, clock_seen)
+    if error:
+        status, reason, chars, series, notes = "error", error, [], {}, []
+    else:
+        status, reason, chars, series, notes = analyse(
+            spec.name, spec.analysis, records, engine.info.to_json(), clock_hz)
+    return BenchmarkResult(
+        spec.name, spec.analysis, spec.group, status, reason, spec.path, spec.source_hash,
+        not error, tuple(records), tuple(chars), series, tuple(notes), started, now(),
+        round(time.perf_counter() - t0, 3), clock_hz)
+
+
+def _with_suite(profile: DeviceProfile, entries: Sequence[SuiteEntry]) -> DeviceProfile:
+    import dataclasses
+
+    names = list(profile.suite) + [e.name for e in entries if e.name not in profile.suite]
+    return dataclasses.replace(profile, suite=tuple(names))
+
+
+def _with_clock(profile: DeviceProfile, seen: Sequence[float], suite_hz: float | None,
+                is_gpu: bool) -> DeviceProfile:
+    import dataclasses
+    import statistics
+
+    hz = statistics.median(seen) if seen else suite_hz
+    if hz is None:
+        return profile
+    source = "nvidia-smi SM clock during the run" if is_gpu else \
+        "/proc/cpuinfo during the run (mean over cores)"
+    return dataclasses.replace(profile, clock={**profile.clock, "seen_hz": float(hz),
+                                               "source": source})
+
+# }}}

@@ -1,0 +1,72 @@
+"""summary.json: the flat, SI-unit view of a profile that other tools (and people) read first.
+
+Its keys are fixed here, once. Analyses name their characteristics by these keys; a key whose
+benchmark did not run (or found nothing) is ``null``, never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+#: Keys taken from the device description rather than from a benchmark.
+DEVICE_KEYS = ("device", "platform", "driver", "clock_hz", "compute_units")
+
+#: Keys measured by the microbenchmarks, with their units (SI).
+MEASURED_KEYS: dict[str, str] = {
+    "sp_peak_flops": "FLOP/s",
+    "sp_madd_peak_flops": "FLOP/s",
+    "dp_peak_flops": "FLOP/s",
+    "int_peak_ops": "op/s",
+    "native_sf_peak_ops": "op/s",
+    "sf_peak_ops": "op/s",
+    "sp_issue_latency_cycles": "cycles",
+    "sp_completion_latency_cycles": "cycles",
+    "sp_ridge_work_items": "items",
+    "global_read_bw_Bps": "B/s",
+    "copy_bw_Bps": "B/s",
+    "local_bw_Bps": "B/s",
+    "constant_bw_Bps": "B/s",
+    "global_latency_cycles": "cycles",
+    "local_latency_cycles": "cycles",
+    "constant_latency_cycles": "cycles",
+    "private_latency_cycles": "cycles",
+    "cache_levels": "[{size_bytes: B, latency_cycles: cycles}]",
+    "cache_line_bytes": "B",
+    "divergence_width_items": "items",
+    "h2d_bw_Bps": "B/s",
+    "d2h_bw_Bps": "B/s",
+    "launch_overhead_s": "s",
+    "compile_time_s_per_kloc": "s/kLOC",
+}
+
+#: Every key of summary.json, in order.
+SUMMARY_KEYS: tuple[str, ...] = DEVICE_KEYS + tuple(MEASURED_KEYS)
+
+#: Rates: when several benchmarks report one, the summary takes the highest (a peak is the best
+#: seen); any other key takes the first benchmark's value in suite order.
+_PEAK_SUFFIXES = ("_flops", "_ops", "_Bps")
+
+
+def pick(key: str, candidates: Iterable[tuple[str, Any]]) -> tuple[str, Any] | None:
+    """Choose the (benchmark, value) that stands for *key* among several benchmarks' values."""
+    found = [(b, v) for b, v in candidates if v is not None]
+    if not found:
+        return None
+    if key.endswith(_PEAK_SUFFIXES) and all(isinstance(v, int | float) for _, v in found):
+        return max(found, key=lambda bv: bv[1])
+    return found[0]
+
+
+def build_summary(device: Mapping[str, Any], clock_hz: float | None,
+                  values: Mapping[str, Any]) -> dict[str, Any]:
+    """The summary dict: device keys from *device*, measured keys from *values* (or None)."""
+    out: dict[str, Any] = {
+        "device": device.get("name"), "platform": device.get("platform"),
+        "driver": device.get("driver"),
+        "clock_hz": clock_hz if clock_hz else device.get("max_clock_hz"),
+        "compute_units": device.get("compute_units"),
+    }
+    for key in MEASURED_KEYS:
+        out[key] = values.get(key)
+    return out

@@ -1,0 +1,76 @@
+"""``gencl profile`` and ``gencl report``: thin over gencl.profile."""
+
+from __future__ import annotations
+
+import argparse
+
+from gencl.cli import command
+
+
+def _cfg_profile(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--device", help="device index or name substring (gencl devices)")
+    p.add_argument("--quick", action="store_true", help="reduced suite, small sizes (CI)")
+    p.add_argument("--only", nargs="+", metavar="GROUP",
+                   help="groups (compute, memory, runtime) or benchmark names to run")
+    p.add_argument("--out", help="folder (default bench_results/<device-slug>/)")
+    p.add_argument("--fresh", action="store_true",
+                   help="start over instead of resuming the profile in --out")
+    p.add_argument("--repeats", type=int, help="samples per measurement (25; quick: 10)")
+
+
+@command("profile", _cfg_profile)
+def cmd_profile(args: argparse.Namespace) -> int:
+    """Run the microbenchmark suite: profile.json, summary.json, report.md, plots."""
+    import sys
+
+    from gencl.profile import render_report, run_profile
+
+    profile, folder = run_profile(args.out, device=args.device, quick=args.quick,
+                                  only=args.only, fresh=args.fresh, repeats=args.repeats,
+                                  progress=sys.stderr.isatty(),
+                                  log=lambda msg: print(msg, file=sys.stderr))
+    report = render_report(profile, folder)
+    bad = [b.name for b in profile.benchmarks.values() if not b.ok]
+    print(f"profile: {folder / 'profile.json'}; report: {report}"
+          + (f"; not ok: {', '.join(bad)}" if bad else ""))
+    return 0
+
+
+def _cfg_report(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="profile folder (or profile.json)")
+    p.add_argument("--compare", action="store_true", help="two profiles side by side (A B)")
+
+
+@command("report", _cfg_report)
+def cmd_report(args: argparse.Namespace) -> int:
+    """Re-render report.md and plots from profile.json (no device); --compare A B."""
+    from gencl.errors import GenclError
+    from gencl.profile import compare_profiles, load_profile, render_report
+
+    if args.compare:
+        if len(args.dirs) != 2:
+            raise GenclError("--compare: give exactly two profile folders (A B)")
+        a, b = (load_profile(d) for d in args.dirs)
+        _print_comparison(a, b, compare_profiles(a, b))
+        return 0
+    for folder in args.dirs:
+        profile = load_profile(folder)
+        print(f"report: {render_report(profile)}")
+    return 0
+
+
+def _print_comparison(a, b, rows) -> None:  # noqa: ANN001 -- printing edge
+    from rich.console import Console
+    from rich.table import Table
+
+    from gencl.profile._report import fmt
+
+    table = Table(title="gencl profiles compared (ratio = B / A)")
+    table.add_column("characteristic")
+    table.add_column(f"A: {a.device_json.get('name')}", justify="right")
+    table.add_column(f"B: {b.device_json.get('name')}", justify="right")
+    table.add_column("B / A", justify="right")
+    for r in rows:
+        table.add_row(r.name, fmt(r.a, r.unit), fmt(r.b, r.unit),
+                      f"{r.ratio:.3g}" if r.ratio is not None else "–")
+    Console(width=140).print(table)
