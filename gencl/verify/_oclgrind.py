@@ -1,0 +1,166 @@
+"""oclgrind: run variants on the simulator with race and uninitialized-read detection.
+
+oclgrind reads ``OCLGRIND_*`` settings when its platform loads, so the checks run in a child
+process (``python -m gencl.verify._oclgrind``) with the environment set before pyopencl starts.
+The child writes one JSON line per variant to stdout and brackets each launch with marker lines on
+stderr; oclgrind's diagnostics land between the markers and are attributed to that variant.
+A variant that hangs is killed after its time limit and the remaining ones run in a fresh child.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gencl.generate import Variant
+
+ENV = {"OCLGRIND_DATA_RACES": "1", "OCLGRIND_UNINITIALIZED": "1", "OCLGRIND_CHECK_API": "1"}
+BEGIN, END = "@@gencl-verify-begin", "@@gencl-verify-end"
+
+#: Finding kinds a spec may declare in ``BenchmarkSpec.exempt``; anything else always fails.
+KINDS = (("race", re.compile(r"data race", re.I)),
+         ("uninitialized", re.compile(r"uninitiali[sz]ed", re.I)),
+         ("out_of_bounds", re.compile(r"invalid (read|write|access)|out of bounds", re.I)))
+
+
+def classify(header: str) -> str:
+    for kind, pattern in KINDS:
+        if pattern.search(header):
+            return kind
+    return "other"
+
+
+def parse_findings(stderr: str) -> list[dict[str, Any]]:
+    """oclgrind's diagnostics in *stderr*, grouped by message (addresses folded).
+
+    A diagnostic is a flush-left line followed by tab-indented detail lines (Kernel, Entity, the
+    source line). Returns ``[{"kind", "message", "count", "detail"}]`` in order of appearance.
+    """
+    lines = stderr.splitlines()
+    groups: dict[str, dict[str, Any]] = {}
+    for k, line in enumerate(lines):
+        if not line.strip() or line[0].isspace() or line.startswith("@@gencl"):
+            continue
+        if k + 1 >= len(lines) or not lines[k + 1].startswith("\t"):
+            continue
+        key = re.sub(r"0x[0-9a-f]+", "0x…", line.strip())
+        if key not in groups:
+            detail = []
+            for more in lines[k + 1:k + 12]:
+                if not more.startswith("\t"):
+                    break
+                detail.append(more.strip())
+            groups[key] = {"kind": classify(key), "message": key, "count": 0,
+                           "detail": " | ".join(d for d in detail if d)[:600]}
+        groups[key]["count"] += 1
+    return list(groups.values())
+
+
+def split_by_variant(stderr: str) -> dict[str, str]:
+    """stderr text between each variant's begin and end markers, by variant id."""
+    out: dict[str, str] = {}
+    current = None
+    for line in stderr.splitlines(keepends=True):
+        if line.startswith(BEGIN):
+            current = line.split()[1]
+            out[current] = ""
+        elif line.startswith(END):
+            current = None
+        elif current is not None:
+            out[current] += line
+    return out
+
+
+def judge(findings: Sequence[Mapping[str, Any]], exempt: frozenset[str] | set[str]
+          ) -> tuple[list[str], list[str]]:
+    """(failures, exempted) messages: race/uninitialized findings pass only if declared."""
+    failures, exempted = [], []
+    for f in findings:
+        text = f"oclgrind {f['kind']}: {f['message']} (×{f['count']}) {f['detail']}"
+        (exempted if f["kind"] in exempt and f["kind"] in ("race", "uninitialized")
+         else failures).append(text)
+    return failures, exempted
+
+
+def run_under_oclgrind(spec_path: str, variants: Sequence[Variant], *, seed: int = 0,
+                       timeout_s: float = 120.0) -> dict[str, dict[str, Any]]:
+    """Run *variants* of the spec at *spec_path* on oclgrind; results by variant id.
+
+    Each result: ``{"sizes", "ran", "matched", "max_error", "failure", "skipped", "findings"}``.
+    """
+    results: dict[str, dict[str, Any]] = {}
+    todo = list(variants)
+    while todo:
+        job = json.dumps({"spec": spec_path, "seed": seed,
+                          "variants": [v.to_json() for v in todo]}, default=str)
+        env = {**os.environ, **ENV, "GENCL_DEVICE": "oclgrind"}
+        proc = subprocess.Popen([sys.executable, "-m", "gencl.verify._oclgrind"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            stdout, stderr = proc.communicate(job, timeout=timeout_s * len(todo) + 30)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stdout, stderr = proc.communicate()
+            timed_out = True
+        segments = split_by_variant(stderr)
+        for line in stdout.splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            record["findings"] = parse_findings(segments.get(record["variant_id"], ""))
+            results[record.pop("variant_id")] = record
+        rest = [v for v in todo if v.id not in results]
+        if not rest:
+            break
+        stuck = rest[0]  # the child works in order: the first one without a result stopped it
+        reason = (f"oclgrind run exceeded {timeout_s * len(todo) + 30:.0f} s" if timed_out else
+                  f"oclgrind child exited with status {proc.returncode}: "
+                  f"{_tail(segments.get(stuck.id) or stderr)}")
+        results[stuck.id] = {"sizes": {}, "ran": False, "matched": False, "max_error": None,
+                             "failure": reason, "skipped": None,
+                             "findings": parse_findings(segments.get(stuck.id, ""))}
+        todo = rest[1:]
+    return results
+
+
+def _tail(text: str, n: int = 300) -> str:
+    return " ".join(text.strip().splitlines()[-4:])[-n:]
+
+
+def _child() -> int:
+    """The child process: read the job from stdin, check each variant on oclgrind."""
+    from gencl.measure import OpenCLEngine
+    from gencl.spec import load_spec
+    from gencl.verify._numerics import run_numerics, small_sizes
+
+    job = json.loads(sys.stdin.read())
+    spec = load_spec(job["spec"], check_program=False)
+    engine = OpenCLEngine("oclgrind", timeout_s=600)
+    for data in job["variants"]:
+        variant = Variant.from_json(data)
+        sizes = small_sizes(spec, variant.point, engine.info)
+        sys.stderr.write(f"\n{BEGIN} {variant.id}\n")
+        sys.stderr.flush()
+        outcome = run_numerics(engine, spec, variant, sizes, seed=job["seed"])
+        engine.queue.finish()
+        sys.stderr.flush()
+        sys.stderr.write(f"\n{END} {variant.id}\n")
+        sys.stderr.flush()
+        error = outcome.max_error
+        print(json.dumps({"variant_id": variant.id, "sizes": sizes, "ran": outcome.ran,
+                          "matched": outcome.matched,
+                          "max_error": None if error is None or error == float("inf") else error,
+                          "failure": outcome.failure, "skipped": outcome.skipped}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child())
