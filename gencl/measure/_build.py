@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 import warnings
@@ -46,7 +47,8 @@ def build_program(ctx: Any, device: Any, variant: Variant, options: str,
 
     key = build_key(variant.source, options, device.name, device.driver_version)
     if key in memo:
-        return memo[key]
+        # same binary, but this variant's launch geometry and arguments
+        return dataclasses.replace(memo[key], variant=variant)
     root = cache_dir()
     path = root / "binaries" / f"{key}.bin" if root else None
     start = time.perf_counter()

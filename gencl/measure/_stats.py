@@ -35,4 +35,4 @@ def launches_per_sample(probe_s: float, *, min_sample_s: float) -> int:
     """How many back-to-back launches one sample needs to last at least *min_sample_s*."""
     if probe_s <= 0:
         return 1024
-    return max(1, min(1 << 20, math.ceil(min_sample_s / probe_s)))
+    return max(1, min(1 << 20, math.ceil(min_sample_s / probe_s * (1 - 1e-12))))

@@ -1,0 +1,89 @@
+"""The engine on the real PoCL device: right variants pass, wrong ones are recorded, not timed."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+
+from gencl.generate import lower
+from gencl.measure import ResultsFile, measure_variant, results_header, run_points
+from gencl.spec import load_spec
+from tests.generate_tests._programs import AXPY
+
+
+def test_copy_spec_every_sweep_variant_is_right(engine):
+    spec = load_spec("copy")
+    results = run_points(spec, spec.sweep_points(), engine, quick=True)
+    assert len(results) == 15
+    bad = [(m.point, m.status, m.reason) for m in results if m.status != "ok"]
+    assert not bad
+    for m in results:
+        assert len(m.samples_s) >= 5 and m.median_s > 0 and m.metrics["bytes"] > 0
+        assert m.ci95_s >= 0 and m.launches_per_sample >= 1
+
+
+def test_copy_element_sizes_use_vector_types():
+    spec = load_spec("copy")
+    v = lower(spec, spec.complete({"dtype": "float32", "vector_width": 4, "loop": "constant",
+                                   "unroll": "full"}))
+    assert "__global float4 const *__restrict__ src" in v.source
+    v = lower(spec, spec.complete({"dtype": "int8", "vector_width": 1}))
+    assert "__global char const *__restrict__ src" in v.source
+
+
+def test_wrong_variant_is_rejected_and_recorded_not_timed(engine):
+    wrong = dataclasses.replace(AXPY, reference=lambda v, p, s: {"y": v["a"] * v["x"] - v["y0"]})
+    v = lower(wrong, {"vector_width": 4, "workgroup": 32})
+    m = measure_variant(engine, wrong, v, {"n": 16 * 64 * 3})
+    assert m.status == "wrong_answer" and "error" in m.reason
+    assert m.samples_s == () and m.median_s is None
+
+
+def test_unwritten_outputs_fail_because_outputs_are_poisoned(engine):
+    # a kernel that writes only half its output: the poison left in the rest must be caught
+    v = lower(AXPY, {"vector_width": 1, "workgroup": 32})
+    m = measure_variant(engine, AXPY, v, {"n": 16 * 64 * 3})
+    assert m.status == "ok"
+    half = dataclasses.replace(v, global_size=(f"({v.global_size[0]}) // 2",))
+    m = measure_variant(engine, AXPY, half, {"n": 16 * 64 * 3})
+    assert m.status == "wrong_answer"
+
+
+def test_build_error_is_recorded(engine):
+    v = lower(AXPY, {"vector_width": 1, "workgroup": 32})
+    broken = dataclasses.replace(v, source=v.source.replace("a * x", "a * undeclared_x"),
+                                 id=v.id + "-broken")
+    m = measure_variant(engine, AXPY, broken, {"n": 2048})
+    assert m.status == "build_error" and m.reason
+
+
+def test_oversized_work_group_is_out_of_resources(engine):
+    v = lower(AXPY, {"vector_width": 1, "workgroup": 32})
+    big = engine.info.max_work_group_size * 2
+    source = v.source.replace("reqd_work_group_size(32, 1, 1)", f"reqd_work_group_size({big}, 1, 1)")
+    huge = dataclasses.replace(v, source=source, local_size=(str(big),),
+                               global_size=(str(big),), id=v.id + "-huge")
+    m = measure_variant(engine, AXPY, huge, {"n": 2048})
+    assert m.status in ("out_of_resources", "build_error"), m
+
+
+def test_results_stream_and_resume(engine, tmp_path):
+    spec = load_spec("copy")
+    points = spec.sweep_points()[:3]
+    path = tmp_path / "copy.json"
+    sink = ResultsFile(path, results_header(engine))
+    run_points(spec, points[:2], engine, quick=True, sink=sink)
+    # interrupted here: nothing final written, but both measurements are on disk
+    assert not path.exists()
+    assert len(sink.partial.read_text().splitlines()) == 2
+    again = ResultsFile(path, results_header(engine))
+    assert len(again.done_ids) == 2
+    new = run_points(spec, points, engine, quick=True, sink=again)
+    assert len(new) == 1  # only the unfinished point is measured
+    again.close()
+    data = json.loads(path.read_text())
+    assert data["schema_version"] == "1.0" and len(data["results"]) == 3
+    assert data["device"]["slug"] == "pocl-cpu" and data["gencl_version"]
+    assert all(np.isfinite(r["median_s"]) for r in data["results"])
