@@ -51,14 +51,29 @@ def _arg_info(arg: Any) -> ArgInfo:
                    bool(arg.is_input), bool(arg.is_output))
 
 
+def _device_arg_names(t: Any) -> set[str] | None:
+    """Arguments the device kernel of linearized *t* takes: loopy drops arguments a subkernel
+    does not use (an unused coefficient, say), so the launch must bind only these. None when there
+    is not exactly one subkernel."""
+    from loopy.kernel.tools import get_subkernels
+    from loopy.schedule.tools import get_subkernel_arg_info
+
+    knl = t.default_entrypoint
+    subkernels = get_subkernels(knl)
+    if len(subkernels) != 1:
+        return None
+    return set(get_subkernel_arg_info(knl, subkernels[0]).passed_arg_names)
+
+
 def lower(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:
     """Generate the OpenCL variant of *point* (no cache)."""
     import loopy as lp
 
     start = time.perf_counter()
-    t = transform_program(spec, point)
+    t = lp.linearize(lp.preprocess_kernel(transform_program(spec, point)))
     code = lp.generate_code_v2(t)
     knl = t.default_entrypoint
+    passed = _device_arg_names(t)
     gsize, lsize = knl.get_grid_size_upper_bounds_as_exprs(t.callables_table)
     lsize = tuple(lsize) or (1,)
     gsize = tuple(gsize) or (1,)
@@ -71,7 +86,7 @@ def lower(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:
         point=dict(point),
         source=code.device_code(),
         kernel_name=knl.name,
-        args=tuple(_arg_info(a) for a in knl.args),
+        args=tuple(_arg_info(a) for a in knl.args if passed is None or a.name in passed),
         global_size=tuple(str(g * l) for g, l in zip(gsize, lsize)),
         local_size=tuple(str(l) for l in lsize),
         assumptions=str(knl.assumptions),

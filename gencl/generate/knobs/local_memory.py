@@ -62,10 +62,21 @@ def pad_local_memory(t: lp.TranslationUnit) -> lp.TranslationUnit:
     Seed 000 eq. 2: localMem = floor(MaxLocalMem / concWG) caps the concurrent work-groups per
     compute unit at concWG. The engine sizes it from the sizes key ``local_pad_bytes``.
     """
+    from pymbolic import parse
+
     knl = t.default_entrypoint
     arg = lp.ArrayArg(PAD_ARG, np.int8, shape=(1,), address_space=lp.AddressSpace.LOCAL,
                       is_input=True, is_output=False)
-    return t.with_kernel(knl.copy(args=[*knl.args, arg]))
+    # loopy passes only the arguments a device kernel uses: one dead read keeps the pad in the
+    # signature (the OpenCL compiler drops the read, the allocation stays)
+    probe = lp.Assignment(parse("gencl_pad_probe"), parse(f"{PAD_ARG}[0]"), id="gencl_pad_probe")
+    temp = lp.TemporaryVariable("gencl_pad_probe", np.int8, shape=(),
+                                address_space=lp.AddressSpace.PRIVATE)
+    t = t.with_kernel(knl.copy(
+        args=[*knl.args, arg], instructions=[*knl.instructions, probe],
+        temporary_variables={**knl.temporary_variables, "gencl_pad_probe": temp}))
+    # apply after the work-group knob: the probe joins the work-group axes
+    return lp.add_inames_for_unused_hw_axes(t, within="id:gencl_pad_probe")
 
 
 def _apply_cache(t: lp.TranslationUnit, value: str, *, point: Any, array: str,

@@ -1,0 +1,204 @@
+"""Dependent arithmetic chains of seed 000 §III–V: occupancy roofline and pipeline latencies.
+
+Each work item runs ``chains`` independent chains (ILP) of ``chain × reps`` dependent instructions
+of one type, written once as an explicit private accumulator array ``x[c]`` (the ``ilp`` knob
+interleaves them). Instruction types: SP add+mul ``(x+b)*a`` (cannot contract to an fma), SP
+multiply-add ``x*a+b`` (fma.rn.f32), INT ``x*a+b`` on uint32 (mad.lo), DP ``x*a+b`` (fma.rn.f64),
+native SF ``native_cos(x)`` and software SF ``cos(x)``. The coefficients are runtime scalars with
+|a| < 1, so float chains converge to their fixed point (a numpy reference is cheap and exact) and
+nothing can be folded. The store is guarded by a runtime flag (seed 000 §III) so the chain stays.
+Concurrency per compute unit is set by the work-group size and concWG: the launch has
+NbrCU × concWG work-groups and a dynamic ``__local`` pad of floor(MaxLocalMem / concWG) bytes
+(eq. 2).
+"""
+
+import loopy as lp
+import numpy as np
+
+from gencl.characterize._hardware import is_gpu, max_concurrent_items, max_conc_wg, warp_width
+from gencl.spec import BenchmarkSpec, Knob
+
+#: itype -> (dtype, step expression, instructions per step, operations per step)
+ITYPES = {
+    "sp_addmul": (np.float32, "(x[c] + b) * a", 2, 2),
+    "sp_madd": (np.float32, "x[c] * a + b", 1, 2),
+    "int_madd": (np.uint32, "x[c] * a + b", 1, 2),
+    "dp_madd": (np.float64, "x[c] * a + b", 1, 2),
+    "native_sf": (np.float32, "native_cos(x[c])", 1, 1),
+    "sf": (np.float32, "cos(x[c])", 1, 1),
+}
+
+#: Dependent steps per chain in a timing run (chain × reps), by itype: long enough that one warp
+#: alone runs ≥ 100 µs on a GPU (launch overhead < 5 %), short enough for slow software SF.
+STEPS = {"sp_addmul": 65536, "sp_madd": 65536, "int_madd": 65536, "dp_madd": 65536,
+         "native_sf": 16384, "sf": 4096}
+
+
+class NativeFunction(lp.ScalarCallable):
+    """An OpenCL ``native_*`` builtin (loopy 2025.2 does not know them): same type in and out."""
+
+    def with_types(self, arg_id_to_dtype, clbl_inf_ctx):
+        dtype = arg_id_to_dtype.get(0)
+        if dtype is None:
+            return self.copy(arg_id_to_dtype=arg_id_to_dtype), clbl_inf_ctx
+        return (self.copy(name_in_target=self.name, arg_id_to_dtype={0: dtype, -1: dtype}),
+                clbl_inf_ctx)
+
+
+def program(point):
+    dtype, step, _, _ = ITYPES[point["itype"]]
+    t = lp.make_kernel(
+        "{[i, c, r, k]: 0 <= i < n and 0 <= c < C and 0 <= r < reps and 0 <= k < K}",
+        f"""
+        for i
+            for c
+                <> x[c] = src[i] + c {{id=init}}
+            end
+            for r
+                for k
+                    for c
+                        x[c] = {step} {{id=step, dep=init}}
+                    end
+                end
+            end
+            for c
+                dst[c, i] = if(flag * x[c] != 0, x[c], 0) {{dep=step}}
+            end
+        end
+        """,
+        [lp.GlobalArg("src", dtype, shape=("n",)),
+         lp.GlobalArg("dst", dtype, shape=("C", "n"), is_input=False, is_output=True),
+         lp.ValueArg("a", dtype), lp.ValueArg("b", dtype), lp.ValueArg("flag", np.int32),
+         lp.ValueArg("n", np.int32), lp.ValueArg("reps", np.int32)],
+        name="chain", target=lp.PyOpenCLTarget(), lang_version=(2018, 2),
+        silenced_warnings=["v1_scheduler_fallback"])
+    if point["itype"] == "native_sf":
+        t = lp.register_callable(t, "native_cos", NativeFunction("native_cos"))
+    return lp.fix_parameters(t, K=int(point["chain"]))
+
+
+def _local_pad_bytes(point, device):
+    # eq. 2: localMem = floor(MaxLocalMem / concWG)
+    return int(device.local_mem_bytes) // int(point["conc_wg"])
+
+
+def sizes(point, device, quick):
+    """One run: NbrCU × concWG work-groups of the chosen size, each chain ``STEPS`` long."""
+    steps = STEPS[point["itype"]] // (16 if quick else 1)
+    return {"n": int(device.compute_units) * point["conc_wg"] * point["workgroup"],
+            "reps": max(1, steps // point["chain"]),
+            "local_pad_bytes": _local_pad_bytes(point, device)}
+
+
+def verify_sizes(point, device):
+    return {"n": point["workgroup"], "reps": 1, "local_pad_bytes": _local_pad_bytes(point, device)}
+
+
+def inputs(point, sizes, rng):
+    dtype = ITYPES[point["itype"]][0]
+    if point["itype"] == "int_madd":
+        src = rng.integers(0, 2**32, size=sizes["n"], dtype=np.uint64).astype(np.uint32)
+        a = dtype(rng.integers(3, 2**31) | 1)
+        b = dtype(rng.integers(1, 2**31))
+    else:
+        src = rng.uniform(-1.0, 1.0, size=sizes["n"]).astype(dtype)
+        a, b = dtype(rng.uniform(0.5, 0.9)), dtype(rng.uniform(0.1, 0.5))
+    return {"src": src, "a": a, "b": b, "flag": 1}
+
+
+def reference(values, point, sizes):
+    itype = point["itype"]
+    dtype = ITYPES[itype][0]
+    a, b = dtype(values["a"]), dtype(values["b"])
+    chains = np.arange(point["ilp"], dtype=dtype)[:, None]
+    x = (values["src"][None, :] + chains).astype(dtype)
+    with np.errstate(over="ignore"):
+        for _ in range(sizes["reps"] * point["chain"]):
+            if itype == "sp_addmul":
+                x = (x + b) * a
+            elif itype in ("native_sf", "sf"):
+                x = np.cos(x)
+            else:
+                x = x * a + b  # uint32 wraps like the kernel; floats converge to b/(1-a)
+    return {"dst": np.where(x != 0, x, 0).astype(dtype)}
+
+
+def steps(point, sizes):
+    return sizes["reps"] * point["chain"]
+
+
+def ops(point, sizes):
+    """Operations counted as seed 000 does: 2 per add+mul or multiply-add, 1 per SF."""
+    return sizes["n"] * point["ilp"] * steps(point, sizes) * ITYPES[point["itype"]][3]
+
+
+def instructions(point, sizes):
+    """Instructions under study (instrKernel × workItems): add and mul count apart."""
+    return sizes["n"] * point["ilp"] * steps(point, sizes) * ITYPES[point["itype"]][2]
+
+
+def ptx_rules(point):
+    """Instructions the unrolled chain body must contain in NVIDIA's PTX."""
+    unroll = point["unroll"] if isinstance(point["unroll"], int) else 1
+    least = unroll * point["ilp"]
+    return {
+        "sp_addmul": {r"\badd(\.rn)?(\.ftz)?\.f32\b": least, r"\bmul(\.rn)?(\.ftz)?\.f32\b": least},
+        "sp_madd": {r"\bfma\.rn(\.ftz)?\.f32\b": least},
+        "int_madd": {r"\bmad\.lo\.[su]32\b": least},
+        "dp_madd": {r"\bfma\.rn\.f64\b": least},
+        "native_sf": {r"\bcos\.approx(\.ftz)?\.f32\b": least},
+        "sf": {r"\bfma\.rn(\.ftz)?\.f32\b": least},
+    }[point["itype"]]
+
+
+def _fits_device(point, device):
+    if device is None:
+        return None
+    wg, conc = point["workgroup"], point["conc_wg"]
+    if wg > device.max_work_group_size:
+        return f"work-group {wg} > device maximum {device.max_work_group_size}"
+    if point["itype"] == "dp_madd" and not device.fp64:
+        return "no double precision on this device"
+    warp, _ = warp_width(device)
+    if is_gpu(device) and warp and wg % warp:
+        return f"work-group {wg} is not a multiple of the warp ({warp})"
+    max_items, _ = max_concurrent_items(device)
+    max_wgs, _ = max_conc_wg(device)
+    if max_wgs is not None and conc > max_wgs:
+        return f"concWG {conc} > MaxConcWG {max_wgs}"
+    if max_items is not None and wg * conc > max_items:
+        return f"{wg * conc} concurrent work items > {max_items} per compute unit"
+    return None
+
+
+#: (work-group size, concWG): concurrent work items per CU from one warp to full occupancy.
+CONCURRENCY = [(16, 1), (32, 1), (64, 1), (128, 1), (256, 1), (512, 1), (1024, 1), (1024, 2)]
+
+SPEC = BenchmarkSpec(
+    name="chain",
+    description=__doc__.strip().splitlines()[0],
+    program=program,
+    params={"itype": tuple(ITYPES), "chain": (1024, 256, 4096), "conc_wg": (1, 2, 4, 8, 16, 32)},
+    knobs={
+        "ilp": Knob("ilp", (1, 2, 4, 8), {"iname": "c", "param": "C"}),
+        "unroll": Knob("unroll", (16, 8, 32, "none", "hint"), {"iname": "k"}),
+        "workgroup": Knob("workgroup", (256, 16, 32, 64, 128, 512, 1024), {"inames": ("i",)}),
+        "local_pad": Knob("local_pad", (True, False)),
+    },
+    inputs=inputs,
+    reference=reference,
+    sizes=sizes,
+    verify_sizes=verify_sizes,
+    metrics={"ops": ops, "instructions": instructions},
+    sweep=[{"itype": it, "ilp": ilp, "workgroup": wg, "conc_wg": conc}
+           for it in ITYPES for ilp in (1, 2, 4) for wg, conc in CONCURRENCY],
+    quick_sweep=[{"itype": it, "ilp": ilp, "workgroup": wg}
+                 for it, ilp in (("sp_madd", 1), ("sp_madd", 2), ("int_madd", 1), ("sf", 1))
+                 for wg in (16, 64)],
+    constraints=[_fits_device],
+    analysis="occupancy",
+    group="compute",
+    tolerance={"float32": 1e-4, "float64": 1e-10, "uint32": 0.0},
+    ptx_rules=ptx_rules,
+    extra={"itypes": ITYPES, "steps": steps},
+)
