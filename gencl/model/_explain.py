@@ -1,0 +1,108 @@
+"""The model applied: one variant explained, a whole space predicted, accuracy over a cache."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gencl.errors import GenclError
+from gencl.model._params import ModelParams
+from gencl.model._predict import Prediction, predict
+from gencl.model._stats import KernelStats, variant_stats
+
+
+def point_key(point: Mapping[str, Any]) -> str:
+    """Canonical text of a point: the key of replay caches and prediction tables."""
+    return json.dumps({k: point[k] for k in sorted(point)}, sort_keys=True, default=str)
+
+
+def explain(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int],
+            params: ModelParams) -> tuple[KernelStats, Prediction]:
+    """Statistics and prediction of one point of *spec* at *sizes*."""
+    stats = variant_stats(spec, point, sizes, subgroup_size=params.subgroup_size)
+    return stats, predict(stats, params)
+
+
+def _stats_in_worker(args: tuple[str, dict[str, Any], dict[str, int], int]) -> Any:
+    from gencl.spec import load_spec
+
+    path, point, sizes, sg = args
+    spec = load_spec(path, check_program=False)
+    try:
+        return variant_stats(spec, point, sizes, subgroup_size=sg)
+    except Exception as exc:  # noqa: BLE001 -- a knob that does not apply: no prediction
+        return f"{type(exc).__name__}: {str(exc)[:200]}"
+
+
+def predict_points(spec: Any, points: Sequence[Mapping[str, Any]],
+                   sizes: Sequence[Mapping[str, int]], params: ModelParams, *,
+                   workers: int | None = None) -> list[Prediction | None]:
+    """Predictions for many points (None where loopy cannot count a point), stats in parallel."""
+    jobs = [(spec.path, dict(p), dict(s), params.subgroup_size) for p, s in zip(points, sizes)]
+    workers = workers or int(os.environ.get("GENCL_WORKERS", 0)) or os.cpu_count() or 1
+    if workers <= 1 or len(jobs) < 8:
+        stats = [_stats_in_worker(j) for j in jobs]
+    else:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("forkserver")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            stats = list(pool.map(_stats_in_worker, jobs, chunksize=4))
+    return [predict(s, params) if isinstance(s, KernelStats) else None for s in stats]
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """How well predicted times order and match measured ones over a measured space."""
+
+    n: int
+    spearman: float
+    within_15pct: float
+    median_ratio: float  # predicted / measured
+
+    def to_json(self) -> dict[str, Any]:
+        return {"n": self.n, "spearman": self.spearman, "within_15pct": self.within_15pct,
+                "median_ratio": self.median_ratio}
+
+
+def accuracy(predicted: Iterable[float], measured: Iterable[float]) -> Accuracy:
+    """Spearman ρ and share of predictions within ±15 % of the measured time."""
+    import numpy as np
+    from scipy.stats import spearmanr
+
+    pred, meas = np.asarray(list(predicted), float), np.asarray(list(measured), float)
+    if len(pred) < 3:
+        raise GenclError(f"model accuracy needs at least 3 measured variants, got {len(pred)}")
+    rho = float(spearmanr(pred, meas).statistic)
+    ratio = pred / meas
+    return Accuracy(len(pred), rho, float(np.mean(np.abs(ratio - 1) <= 0.15)),
+                    float(np.median(ratio)))
+
+
+def load_results(path: str | os.PathLike) -> dict[str, Any]:
+    """A results file (ResultsFile JSON: header + results); a one-line error when it is not."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except OSError as exc:
+        raise GenclError(f"{path}: cannot read ({exc.strerror})") from None
+    except ValueError as exc:
+        raise GenclError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise GenclError(f"{path}: results: expected a results file with a 'results' list")
+    return data
+
+
+def cache_accuracy(spec: Any, results: Sequence[Mapping[str, Any]], params: ModelParams, *,
+                   workers: int | None = None) -> tuple[Accuracy, list[tuple[dict, float, float]]]:
+    """Model accuracy over the ok records of a results file: (accuracy, [(point, pred, meas)])."""
+    ok = [r for r in results if r.get("status") == "ok" and r.get("median_s")]
+    preds = predict_points(spec, [r["point"] for r in ok], [r["sizes"] for r in ok], params,
+                           workers=workers)
+    rows = [(r["point"], p.time_s, float(r["median_s"])) for r, p in zip(ok, preds) if p]
+    return accuracy([r[1] for r in rows], [r[2] for r in rows]), rows

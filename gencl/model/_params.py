@@ -1,0 +1,129 @@
+"""What the model needs to know about a device: measured where a profile has it, else nominal.
+
+The model reads ``bench_results/<slug>/summary.json`` (the flat SI view of a ``gencl profile``
+run). Every key is read defensively: a key that is absent or ``null`` falls back to a nominal value
+derived from the OpenCL device description, and ``ModelParams.sources`` says which numbers were
+measured and which were guessed, so ``gencl explain`` can show it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gencl.errors import GenclError
+
+
+@dataclass(frozen=True)
+class ModelParams:
+    """Device parameters in SI units (rates per second, latencies in seconds)."""
+
+    device: str
+    clock_hz: float
+    compute_units: int
+    subgroup_size: int
+    sp_flops: float            # fp32 multiply-add peak (2 FLOP per madd)
+    dp_flops: float
+    int_ops: float
+    sf_ops: float              # special functions (sin, exp, ...)
+    dram_bw: float             # copy bandwidth (reads + writes)
+    cache_bw: float            # bandwidth of hits in the global-memory caches
+    local_bw: float
+    global_latency_s: float
+    local_latency_s: float
+    sp_issue_latency_s: float
+    ridge_items_per_cu: float  # work items per compute unit at which fp32 reaches its peak
+    max_resident_per_cu: int
+    cache_bytes: int           # largest measured (or reported) global-memory cache
+    cached: bool               # global loads are served by a cache (seed 003 §4: local memory only
+    #                            pays where they are not)
+    line_bytes: int
+    sector_bytes: int
+    launch_s: float
+    barrier_s: float
+    divergence_width: int
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        from dataclasses import asdict
+        return asdict(self)
+
+
+def _num(summary: Mapping[str, Any], key: str) -> float | None:
+    value = summary.get(key)
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
+
+
+def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelParams:
+    """Model parameters from a summary dict (may be empty) and a DeviceInfo JSON dict."""
+    sources: dict[str, str] = {}
+    is_gpu = str(device.get("device_type", "")).upper() == "GPU"
+    clock = _num(summary, "clock_hz") or float(device.get("max_clock_hz") or 1e9)
+    cus = int(summary.get("compute_units") or device.get("compute_units") or 1)
+    sg = int(device.get("warp_size") or (32 if is_gpu else 8))
+
+    def get(key: str, nominal: float) -> float:
+        value = _num(summary, key)
+        sources[key] = "measured" if value is not None else "nominal"
+        return value if value is not None else nominal
+
+    # nominal: a GPU lane does one madd per cycle, a CPU core 2×8-wide fma per cycle
+    lanes = cus * (128 if is_gpu else 16)
+    sp = get("sp_madd_peak_flops", 2.0 * lanes * clock)
+    dram = get("copy_bw_Bps", 2e12 if is_gpu else 2e10)
+    levels = summary.get("cache_levels") or []
+    sizes = [int(lv.get("size_bytes") or 0) for lv in levels if isinstance(lv, Mapping)]
+    cache = max(sizes) if sizes else int(device.get("global_cache_bytes") or 0)
+    sources["cache_levels"] = "measured" if sizes else "nominal"
+    line = int(_num(summary, "cache_line_bytes") or device.get("global_cacheline_bytes") or 64)
+    glat = get("global_latency_cycles", 500.0 if is_gpu else 200.0) / clock
+    ridge = get("sp_ridge_work_items", 1024.0 if is_gpu else 16.0)
+    return ModelParams(
+        device=str(summary.get("device") or device.get("name") or "unknown"),
+        clock_hz=clock, compute_units=cus, subgroup_size=sg,
+        sp_flops=sp,
+        dp_flops=get("dp_peak_flops", sp / (32 if is_gpu else 2)),
+        int_ops=get("int_peak_ops", sp / 2),
+        sf_ops=get("native_sf_peak_ops", sp / 8),
+        dram_bw=dram,
+        cache_bw=get("global_read_bw_Bps", dram) * (4.0 if cache else 1.0),
+        local_bw=get("local_bw_Bps", 4 * dram),
+        global_latency_s=glat,
+        local_latency_s=get("local_latency_cycles", 30.0) / clock,
+        sp_issue_latency_s=get("sp_issue_latency_cycles", 4.0) / clock,
+        ridge_items_per_cu=ridge,
+        max_resident_per_cu=2048 if is_gpu else max(int(ridge) * 4, 64),
+        cache_bytes=cache, cached=cache > 0, line_bytes=line,
+        sector_bytes=32 if is_gpu else line,
+        launch_s=get("launch_overhead_s", 5e-6 if is_gpu else 2e-5),
+        barrier_s=100.0 / clock,
+        divergence_width=int(_num(summary, "divergence_width_items") or sg),
+        sources=sources,
+    )
+
+
+def find_summary(slug: str, root: str | Path = "bench_results") -> Path | None:
+    """``bench_results/<slug>/summary.json`` when a profile of that device was committed."""
+    path = Path(root) / slug / "summary.json"
+    return path if path.is_file() else None
+
+
+def load_params(device: Mapping[str, Any], *, summary_path: str | Path | None = None,
+                root: str | Path = "bench_results") -> ModelParams:
+    """Params for *device* (DeviceInfo JSON): its committed summary.json, or nominal values."""
+    slug = str(device.get("slug", ""))
+    path = Path(summary_path) if summary_path else find_summary(slug, root)
+    summary: dict[str, Any] = {}
+    if path is not None:
+        try:
+            summary = json.loads(Path(path).read_text())
+        except (OSError, ValueError) as exc:
+            raise GenclError(f"{path}: cannot read the profile summary ({exc})") from None
+        if not isinstance(summary, dict):
+            raise GenclError(f"{path}: summary: expected a JSON object")
+    return params_from(summary, device)

@@ -1,0 +1,192 @@
+"""Predicted time of a variant from its statistics and the device's measured characteristics.
+
+time = launch overhead + max(compute, memory bandwidth, memory latency) + local memory + barriers
+
+- compute: per instruction type, lane operations over the measured throughput of that type
+  (loopy counts mul and add apart; a mul/add pair is one multiply-add), slowed below the ridge
+  point of the pipeline model (seed 000: throughput grows with concurrency until the ridge);
+- memory bandwidth: bytes actually moved over the measured copy bandwidth; an access whose
+  neighbouring work items are ``stride`` elements apart moves whole sectors (coalescing), and
+  repeated reads of an array that fits the measured cache come from the cache, not DRAM;
+- memory latency: Little's law — with too few work items in flight the bandwidth is
+  (bytes in flight) / (measured global latency Λ);
+- work-groups that do not fill the last wave leave compute units idle (load balance).
+
+The optimization criteria of seed 001 §IV are values in [0, 1] (1 = nothing to gain) with the
+potential speedup of §V, computed from the same terms.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from gencl.model._params import ModelParams
+from gencl.model._stats import Access, KernelStats
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One seed-001 criterion: quality in [0, 1] and the speedup if it were 1."""
+
+    name: str
+    value: float
+    speedup: float
+    hint: str
+
+
+@dataclass(frozen=True)
+class Prediction:
+    time_s: float
+    terms: dict[str, float]      # seconds per term
+    bottleneck: str
+    criteria: tuple[Criterion, ...]
+    potential_speedup: float     # time / time at the limiting roof's peak
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _rate(key: str, p: ModelParams) -> float:
+    """Instructions per second for one ``dtype:op`` key."""
+    dtype, _, op = key.partition(":")
+    if op.startswith("func:") or op in ("div", "pow"):
+        return p.sf_ops
+    if dtype == "float64":
+        return p.dp_flops / 2
+    if dtype.startswith(("int", "uint")):
+        return p.int_ops
+    return p.sp_flops / 2
+
+
+def compute_time(stats: KernelStats, p: ModelParams) -> float:
+    by_dtype: dict[str, dict[str, float]] = {}
+    for key, n in stats.ops.items():
+        dtype, _, op = key.partition(":")
+        by_dtype.setdefault(dtype, {})[op] = n
+    total = 0.0
+    for dtype, ops in by_dtype.items():
+        add, mul = ops.get("add", 0.0), ops.get("mul", 0.0)
+        fused = max(add, mul)  # a mul feeding an add contracts into one madd
+        total += fused / _rate(f"{dtype}:add", p)
+        total += sum(n / _rate(f"{dtype}:{op}", p) for op, n in ops.items()
+                     if op not in ("add", "mul"))
+    return total
+
+
+def access_efficiency(a: Access, p: ModelParams) -> float:
+    """Useful bytes over bytes moved for one access site (seed 001 §IV-F granularity)."""
+    useful = a.itemsize * a.vec_width
+    if a.lid0_stride is None:
+        return useful / max(useful, p.sector_bytes)
+    step = abs(a.lid0_stride) * a.itemsize
+    if step <= useful:
+        return 1.0
+    return useful / max(useful, min(step, p.sector_bytes))
+
+
+def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float, float]:
+    """(DRAM bytes, cache-hit bytes, useful bytes) of the global accesses."""
+    moved: dict[str, float] = {}
+    useful = 0.0
+    for a in stats.accesses:
+        if a.space != "global":
+            continue
+        useful += a.bytes
+        moved[a.array] = moved.get(a.array, 0.0) + a.bytes / access_efficiency(a, p)
+    dram = cache = 0.0
+    for array, nbytes in moved.items():
+        footprint = stats.footprint.get(array, nbytes)
+        if p.cached and nbytes > footprint:
+            dram += footprint
+            cache += nbytes - footprint
+        else:
+            dram += nbytes
+    return dram, cache, useful
+
+
+def _concurrency(stats: KernelStats, p: ModelParams) -> float:
+    """Work items in flight per compute unit."""
+    per_cu = stats.work_items / max(p.compute_units, 1)
+    return max(1.0, min(per_cu, p.max_resident_per_cu))
+
+
+def predict(stats: KernelStats, p: ModelParams) -> Prediction:
+    conc = _concurrency(stats, p)
+    below_ridge = max(1.0, p.ridge_items_per_cu / conc)
+    t_compute = compute_time(stats, p) * below_ridge
+    dram, cache, useful = memory_bytes(stats, p)
+    t_bw = dram / p.dram_bw + cache / p.cache_bw
+    # Little's law: bytes in flight per work item = one access of each site
+    in_flight = conc * p.compute_units * sum(
+        a.itemsize * a.vec_width for a in stats.accesses if a.space == "global")
+    lat_bw = in_flight / p.global_latency_s if in_flight else math.inf
+    t_lat = (dram + cache) / lat_bw if lat_bw < math.inf else 0.0
+    local = sum(a.bytes for a in stats.accesses if a.space == "local")
+    local_eff = _bank_efficiency(stats, p)
+    t_local = local / p.local_bw / local_eff
+    waves = math.ceil(stats.groups / max(p.compute_units, 1))
+    balance = stats.groups / (waves * p.compute_units) if waves else 1.0
+    t_sync = stats.barriers_per_item * stats.groups * p.barrier_s / p.compute_units
+    divergence = 1.0 - 0.5 * stats.divergent_fraction
+    t_compute /= divergence
+    body = max(t_compute, t_bw, t_lat) / balance + t_local + t_sync
+    time_s = p.launch_s + body
+    terms = {"compute": t_compute, "memory_bandwidth": t_bw, "memory_latency": t_lat,
+             "local_memory": t_local, "barriers": t_sync, "launch": p.launch_s}
+    bottleneck = max(terms, key=lambda k: terms[k])
+    # the roof: useful work at the peak of the limiting resource, plus the launch
+    ideal = p.launch_s + max(compute_time(stats, p), useful / p.dram_bw if not p.cached
+                             else min(useful, sum(stats.footprint.values())) / p.dram_bw)
+    criteria = _criteria(stats, p, terms, body, divergence, balance, conc, dram, cache, useful,
+                         local_eff)
+    return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30))
+
+
+def _bank_efficiency(stats: KernelStats, p: ModelParams) -> float:
+    """Local-memory accesses per transaction: strides sharing a bank serialize (32 banks)."""
+    sites = [a for a in stats.accesses if a.space == "local"]
+    if not sites:
+        return 1.0
+    total = sum(a.count for a in sites)
+    eff = 0.0
+    for a in sites:
+        s = int(abs(a.lid0_stride)) if a.lid0_stride is not None else 1
+        eff += a.count / (math.gcd(s, 32) if s else 1)
+    return eff / total if total else 1.0
+
+
+def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body: float,
+              divergence: float, balance: float, conc: float, dram: float, cache: float,
+              useful: float, local_eff: float) -> tuple[Criterion, ...]:
+    total = max(body, 1e-30)
+    mem_share = max(terms["memory_bandwidth"], terms["memory_latency"]) / total
+    moved = sum(a.bytes / access_efficiency(a, p) for a in stats.accesses if a.space == "global")
+    granularity = useful / moved if moved else 1.0
+    occupancy = min(1.0, conc / p.ridge_items_per_cu)
+    local_share = terms["local_memory"] / total
+    sync = 1.0 - terms["barriers"] / total
+
+    def sp(value: float, share: float = 1.0) -> float:
+        # speedup if the criterion were 1, applied to the share of time it governs
+        return 1.0 / (1.0 - share + share * value) if value > 0 else math.inf
+
+    compute_share = terms["compute"] / total
+    return (
+        Criterion("divergence", divergence, sp(divergence, compute_share),
+                  "branches on work-item indices: eliminate them (padded buffers) or align "
+                  "them to sub-groups"),
+        Criterion("access_granularity", granularity, sp(granularity, mem_share),
+                  "neighbouring work items touch distant addresses: make the fastest index "
+                  "follow local id 0 or vectorize"),
+        Criterion("local_memory_efficiency", local_eff, sp(local_eff, local_share),
+                  "bank conflicts in local memory: pad the tile"),
+        Criterion("throughput_occupancy", occupancy, sp(occupancy, compute_share + mem_share),
+                  "too few work items per compute unit to pass the ridge point: more or "
+                  "larger work-groups, less work per item"),
+        Criterion("load_balance", balance, 1.0 / balance,
+                  "the last wave of work-groups leaves compute units idle"),
+        Criterion("device_sync", sync, sp(sync),
+                  "barriers per work item: fewer, larger tiles"),
+    )

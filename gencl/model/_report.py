@@ -1,0 +1,33 @@
+"""Console rendering of an explanation (the only printing in gencl.model)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gencl.model._params import ModelParams
+from gencl.model._predict import Prediction
+from gencl.model._stats import KernelStats
+
+
+def print_explanation(name: str, point: Mapping[str, Any], sizes: Mapping[str, int],
+                      stats: KernelStats, pred: Prediction, params: ModelParams) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    measured = sorted(k for k, v in params.sources.items() if v == "measured")
+    console.print(f"[bold]{name}[/] {dict(point)} at {dict(sizes)} on {params.device}")
+    console.print(f"profile: {', '.join(measured) if measured else 'none found — nominal values'}")
+    console.print(f"{stats.work_items} work items in {stats.groups} groups of {stats.group_size}")
+    console.print(f"predicted time [bold]{pred.time_s * 1e6:.1f} µs[/], bottleneck "
+                  f"[bold]{pred.bottleneck}[/], potential speedup {pred.potential_speedup:.2f}×")
+    terms = Table("term", "µs")
+    for k, v in pred.terms.items():
+        terms.add_row(k, f"{v * 1e6:.2f}")
+    console.print(terms)
+    crit = Table("criterion (seed 001)", "value [0,1]", "potential speedup", "hint")
+    for c in pred.criteria:
+        crit.add_row(c.name, f"{c.value:.2f}", f"{c.speedup:.2f}×",
+                     c.hint if c.value < 0.95 else "")
+    console.print(crit)

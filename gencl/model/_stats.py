@@ -1,0 +1,222 @@
+"""Loopy statistics of one variant, post-processed into per-launch counts the model can use.
+
+loopy's counters need care (see shared/notes/loopy.md): op counts are per sub-group (multiplied
+back by its size here), vector lanes are counted one by one (kept: throughput is per lane, the
+access *granularity* comes from the array's vec axis), predicates are ignored (both branches are
+counted; divergence is estimated separately from the predicates of the instructions), and memory
+entries count accesses, not DRAM traffic (the model turns them into traffic with the footprint).
+Counting is slow, so the evaluated statistics are cached on disk per variant id and sizes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import warnings
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+STATS_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class Access:
+    """One memory access site (array, direction) with its count of lane accesses per launch."""
+
+    array: str
+    space: str            # "global" | "local"
+    direction: str        # "load" | "store"
+    itemsize: int
+    vec_width: int        # lanes moved by one instruction (the array's vec axis)
+    count: float          # lane accesses per launch
+    lid0_stride: float | None  # elements between neighbouring work items; None: not affine
+
+    @property
+    def bytes(self) -> float:
+        return self.count * self.itemsize
+
+
+@dataclass(frozen=True)
+class KernelStats:
+    """Per-launch statistics of a variant at given sizes."""
+
+    work_items: int
+    group_size: int
+    groups: int
+    ops: dict[str, float]          # "float32:add" -> lane operations per launch
+    accesses: tuple[Access, ...]
+    footprint: dict[str, float]    # global array -> bytes of the whole array
+    barriers_per_item: float
+    divergent_fraction: float      # share of instructions under work-item-dependent predicates
+    static_local_bytes: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> KernelStats:
+        d = dict(data)
+        d["accesses"] = tuple(Access(**a) for a in d["accesses"])
+        return cls(**d)
+
+
+def _value(expr: Any, env: Mapping[str, int]) -> float:
+    import pymbolic
+
+    if isinstance(expr, int | float | np.integer | np.floating):
+        return float(expr)
+    return float(pymbolic.evaluate(expr, dict(env)))
+
+
+def _count(poly: Any, env: Mapping[str, int]) -> float:
+    return float(poly.eval_with_dict(dict(env)))
+
+
+def _vec_width(arg: Any, env: Mapping[str, int]) -> int:
+    import loopy as lp
+
+    for tag, extent in zip(arg.dim_tags or (), arg.shape or ()):
+        if isinstance(tag, lp.kernel.array.VectorArrayDimTag):
+            return int(_value(extent, env))
+    return 1
+
+
+def _divergent_fraction(knl: Any) -> float:
+    """Share of instructions guarded by a predicate on a work-item index (data-dependent
+    conditions are not counted: their outcome is unknown before a run)."""
+    from pymbolic.mapper.dependency import DependencyMapper
+
+    hw = {name for name, tags in knl.inames.items()
+          if any(type(t).__name__ in ("LocalInameTag", "GroupInameTag") for t in tags.tags)}
+    insns = list(knl.instructions)
+    if not insns:
+        return 0.0
+    dep = DependencyMapper(composite_leaves=False)
+    divergent = 0
+    for insn in insns:
+        names = set()
+        for pred in insn.predicates:
+            names |= {str(v) for v in dep(pred)}
+        expr = getattr(insn, "expression", None)
+        if expr is not None and type(expr).__name__ == "If":
+            names |= {str(v) for v in dep(expr.condition)}
+        if names & hw:
+            divergent += 1
+    return divergent / len(insns)
+
+
+def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) -> KernelStats:
+    """Count ops, memory accesses and barriers of a transformed program at *sizes*."""
+    import loopy as lp
+
+    env = {k: int(v) for k, v in sizes.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        knl = t_unit.default_entrypoint
+        gsize, lsize = knl.get_grid_size_upper_bounds_as_exprs(t_unit.callables_table)
+        groups = int(np.prod([_value(g, env) for g in gsize])) if gsize else 1
+        group = int(np.prod([_value(s, env) for s in lsize])) if lsize else 1
+        op_map = lp.get_op_map(t_unit, subgroup_size=subgroup_size,
+                               count_within_subscripts=False)
+        mem_map = lp.get_mem_access_map(t_unit, subgroup_size=subgroup_size)
+        sync_map = lp.get_synchronization_map(t_unit, subgroup_size=subgroup_size)
+    ops: dict[str, float] = {}
+    for op, poly in op_map.items():
+        n = _count(poly, env)
+        if op.count_granularity == "subgroup":
+            n *= min(subgroup_size, group)
+        elif op.count_granularity == "workgroup":
+            n *= group
+        key = f"{np.dtype(op.dtype.numpy_dtype).name}:{op.name}"
+        ops[key] = ops.get(key, 0.0) + n
+    args = {a.name: a for a in knl.args}
+    temps = knl.temporary_variables
+    accesses = []
+    for mem, poly in mem_map.items():
+        if mem.mtype not in ("global", "local") or mem.variable is None:
+            continue
+        n = _count(poly, env)
+        if mem.count_granularity == "subgroup":
+            n *= min(subgroup_size, group)
+        var = args.get(mem.variable) or temps.get(mem.variable)
+        width = _vec_width(var, env) if var is not None else 1
+        stride = (mem.lid_strides or {}).get(0)
+        try:
+            lid0 = 0.0 if stride is None and 0 in _lid_axes(knl) else \
+                (None if stride is None else _value(stride, env))
+        except Exception:  # noqa: BLE001 -- a stride loopy cannot express: not affine
+            lid0 = None
+        accesses.append(Access(str(mem.variable), mem.mtype, mem.direction or "load",
+                               int(np.dtype(mem.dtype.numpy_dtype).itemsize), width, n, lid0))
+    footprint = {}
+    for arg in knl.args:
+        if isinstance(arg, lp.ArrayArg) and arg.address_space == lp.AddressSpace.GLOBAL \
+                and arg.shape:
+            footprint[arg.name] = float(np.prod([_value(s, env) for s in arg.shape])) * \
+                np.dtype(arg.dtype.numpy_dtype).itemsize
+    barriers = 0.0
+    for sync, poly in sync_map.items():
+        if str(sync.kind).startswith("barrier"):
+            barriers += _count(poly, env)
+    static_local = sum(int(np.prod([_value(s, env) for s in t.shape])) *
+                       np.dtype(t.dtype.numpy_dtype).itemsize
+                       for t in temps.values()
+                       if t.address_space == lp.AddressSpace.LOCAL and t.shape)
+    items = groups * group
+    return KernelStats(items, group, groups, ops, tuple(accesses), footprint,
+                       barriers / max(items, 1), _divergent_fraction(knl), int(static_local))
+
+
+def _lid_axes(knl: Any) -> set[int]:
+    axes = set()
+    for tags in knl.inames.values():
+        for t in tags.tags:
+            if type(t).__name__ == "LocalInameTag":
+                axes.add(int(t.axis))
+    return axes
+
+
+# {{{ disk cache
+
+def _stats_dir() -> Path | None:
+    from gencl.generate._cache import cache_dir
+
+    root = cache_dir()
+    return root / "stats" if root else None
+
+
+def _key(variant_id: str, sizes: Mapping[str, int], subgroup_size: int) -> str:
+    text = json.dumps({"v": variant_id, "s": dict(sorted(sizes.items())), "sg": subgroup_size,
+                       "version": STATS_VERSION}, sort_keys=True)
+    return f"{variant_id}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+
+def variant_stats(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int], *,
+                  subgroup_size: int) -> KernelStats:
+    """Statistics of *point* of *spec* at *sizes*, from the disk cache or counted and stored."""
+    from gencl.generate import transform_program, variant_id
+
+    vid = variant_id(spec.name, spec.source_hash, dict(point))
+    folder = _stats_dir()
+    path = folder / f"{_key(vid, sizes, subgroup_size)}.json" if folder else None
+    if path is not None and path.is_file():
+        try:
+            return KernelStats.from_json(json.loads(path.read_text()))
+        except (ValueError, TypeError, KeyError):
+            pass
+    stats = compute_stats(transform_program(spec, dict(point)), sizes,
+                          subgroup_size=subgroup_size)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(stats.to_json()))
+        tmp.replace(path)
+    return stats
+
+# }}}
