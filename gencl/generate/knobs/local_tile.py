@@ -1,0 +1,42 @@
+"""Local tile: cache a work-group's whole footprint of an array in ``__local`` memory.
+
+The ``local_memory`` knob needs the sweep inames by name; which inames a work-group spans
+depends on the knobs applied before (vector split, register blocking, work-group split). This
+knob finds them: every iname not mapped to a group axis (``g.k``) is inside one work-group.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import loopy as lp
+
+from gencl.generate.knobs._base import Transform, one_of
+from gencl.generate.knobs.local_memory import MODES, cache_in_local
+
+
+def work_group_inames(t: lp.TranslationUnit) -> list[str]:
+    """Inames a single work-group sweeps: all but those tagged with a group axis."""
+    from loopy.kernel.data import GroupInameTag
+
+    knl = t.default_entrypoint
+    return sorted(name for name in knl.all_inames()
+                  if not knl.iname_tags_of_type(name, GroupInameTag))
+
+
+def cache_tile_in_local(t: lp.TranslationUnit, array: str, mode: str) -> lp.TranslationUnit:
+    """Prefetch the work-group's bounding box of *array* (halo included) into local memory.
+
+    *mode* as in ``cache_in_local``: none, static (``__local`` array in the kernel) or dynamic
+    (``__local`` kernel argument sized at launch).
+    """
+    if mode == "none":
+        return t
+    return cache_in_local(t, array, work_group_inames(t), mode)
+
+
+def _apply(t: lp.TranslationUnit, value: str, *, point: Any, array: str):
+    return cache_tile_in_local(t, array, value)
+
+
+TRANSFORM = Transform("local_tile", _apply, one_of(*MODES))
