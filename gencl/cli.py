@@ -110,7 +110,7 @@ def _points(spec: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
         return [p for p in spec.points() if all(p[k] == v for k, v in fixed.items())]
     if fixed:
         return [check_point(spec, fixed)]
-    return spec.sweep_points()
+    return spec.sweep_points(quick=getattr(args, "quick", False))
 
 # }}}
 

@@ -91,6 +91,16 @@ def _vectors_of_floats(point, device):
 
 ELEMENTS = [("int8", 1), ("int16", 1), ("float32", 1), ("float32", 2), ("float32", 4)]
 
+LOOP_KINDS = (("constant", "full"), ("constant", "none"), ("dynamic", "none"))
+BASE_SWEEP = [{"dtype": d, "vector_width": w, "reads": r, "loop": loop, "unroll": u}
+              for d, w in ELEMENTS for r in (16,) for loop, u in LOOP_KINDS]
+# seed 000 Fig. 6: bandwidth against reads per work item, for each loop kind
+READS_SWEEP = [{"dtype": "float32", "vector_width": 1, "reads": r, "loop": loop, "unroll": u}
+               for r in (1, 4, 64) for loop, u in LOOP_KINDS]
+# bandwidth against work-group size (the 256 point is in BASE_SWEEP)
+OCCUPANCY_SWEEP = [{"dtype": "float32", "vector_width": 4, "reads": 16, "loop": "constant",
+                    "unroll": "full", "workgroup": wg} for wg in (64, 128, 512, 1024)]
+
 SPEC = BenchmarkSpec(
     name="copy",
     description=__doc__.strip().splitlines()[0],
@@ -109,9 +119,8 @@ SPEC = BenchmarkSpec(
     sizes=sizes,
     verify_sizes=verify_sizes,
     metrics={"bytes": bytes_moved},
-    sweep=[{"dtype": d, "vector_width": w, "reads": r, "loop": loop, "unroll": u}
-           for d, w in ELEMENTS for r in (16,)
-           for loop, u in (("constant", "full"), ("constant", "none"), ("dynamic", "none"))],
+    sweep=BASE_SWEEP + READS_SWEEP + OCCUPANCY_SWEEP,
+    quick_sweep=BASE_SWEEP + OCCUPANCY_SWEEP[::3],
     constraints=[_full_unroll_needs_constant, _vectors_of_floats],
     analysis="bandwidth",
     group="memory",

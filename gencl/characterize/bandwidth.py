@@ -1,0 +1,170 @@
+"""Bandwidth family: copy kernel (seed 000 §VI-A, eq. 7) and pure global reads (clpeak).
+
+``bandwidth`` (spec ``copy``): bandwidth per element size, cycles per memory request CPMR' (eq. 7)
+and the issue latency λ per element size, the dynamic / constant / unrolled loop comparison and
+bandwidth against work-group size. ``read_bandwidth`` (spec ``read_bandwidth``): the best read-only
+bandwidth over vector widths, clpeak's "global memory bandwidth".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from gencl.characterize._cycles import cycle_clock, ok_records
+from gencl.characterize._hardware import warp_width
+from gencl.characterize._registry import AnalysisResult, Characteristic, analysis
+
+_ITEMSIZE = {"int8": 1, "int16": 2, "float32": 4, "float64": 8}
+
+
+def element_bytes(point: Mapping[str, Any]) -> int:
+    """Bytes of one element a work item loads: dtype size × vector width."""
+    return _ITEMSIZE[point.get("dtype", "float32")] * int(point.get("vector_width", 1))
+
+
+def loop_kind(point: Mapping[str, Any]) -> str:
+    """Seed 000 Fig. 6's three loop kinds: dynamic, constant, unrolled (constant + full)."""
+    if point.get("loop") == "dynamic":
+        return "dynamic"
+    return "unrolled" if point.get("unroll") == "full" else "constant"
+
+
+def bandwidth_of(record: Mapping[str, Any]) -> tuple[float, float]:
+    """(bytes/s, 95 % half-width in bytes/s) of one measurement (work over median time)."""
+    bw = float(record["metrics"]["bytes"])
+    rel = float(record.get("ci95_s") or 0.0) / float(record["median_s"])
+    return bw, bw * rel
+
+
+def memory_requests(record: Mapping[str, Any]) -> float:
+    """totalMemInstr of eq. 7: work items × loads per work item (vector loads count once)."""
+    sizes, point = record["sizes"], record["point"]
+    items = sizes["n"] / int(point.get("vector_width", 1))
+    return items * sizes["R"]
+
+
+def cpmr(record: Mapping[str, Any], clock_hz: float) -> float:
+    """Eq. 7: CPMR' = runtime × clock / totalMemInstr (device-wide cycles per request)."""
+    return float(record["median_s"]) * clock_hz / memory_requests(record)
+
+
+def issue_latency(cpmr_device: float, compute_units: int, warp: int) -> float:
+    """λ per warp on one compute unit: CPMR' × CUs × warp width (seed 000 §VI-D, CPMR_warp with
+    every CU fully occupied, so cyclesOfRun / memInstrRun reduces to this)."""
+    return cpmr_device * compute_units * warp
+
+
+def _best_by(records: Sequence[Mapping[str, Any]], key) -> dict[Any, Mapping[str, Any]]:
+    best: dict[Any, Mapping[str, Any]] = {}
+    for r in records:
+        k = key(r)
+        if k not in best or bandwidth_of(r)[0] > bandwidth_of(best[k])[0]:
+            best[k] = r
+    return best
+
+
+@analysis("bandwidth")
+def analyze_copy(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any],
+                 clock_hz: float | None) -> AnalysisResult:
+    """Copy-kernel characteristics: copy_bw_Bps, CPMR' and λ per element size, loop kinds."""
+    ok = ok_records(records)
+    if not ok:
+        return AnalysisResult((), notes=("no successful copy measurement",))
+    hz, clock_method = cycle_clock(ok, device, clock_hz)
+    warp, warp_method = warp_width(device)
+    warp = warp or 1
+    cus = int(device.get("compute_units") or 1)
+
+    top = max(ok, key=lambda r: bandwidth_of(r)[0])
+    bw, ci = bandwidth_of(top)
+    chars = [Characteristic(
+        "copy_bw_Bps", bw, "B/s", ci,
+        "best of the copy sweep: bytes read plus guarded stores over the median kernel time "
+        "(seed 000 §VI-D bytesComm / runtime)", (top["variant_id"],))]
+
+    by_size = _best_by(ok, lambda r: element_bytes(r["point"]))
+    sizes = sorted(by_size)
+    cpmr_by = {s: cpmr(by_size[s], hz) for s in sizes}
+    chars.append(Characteristic(
+        "copy_cpmr_cycles", {str(s): cpmr_by[s] for s in sizes}, "cycles",
+        method=f"eq. 7 CPMR' = runtime × clock / (work items × loads), best variant per element "
+               f"size; {clock_method}",
+        variants=tuple(by_size[s]["variant_id"] for s in sizes)))
+    chars.append(Characteristic(
+        "copy_issue_latency_cycles", {str(s): issue_latency(cpmr_by[s], cus, warp) for s in sizes},
+        "cycles",
+        method=f"λ = CPMR' × {cus} compute units × warp {warp} ({warp_method}); "
+               f"{clock_method}",
+        variants=tuple(by_size[s]["variant_id"] for s in sizes)))
+
+    # bandwidth vs element size, one line per loop kind (seed 000 Fig. 6 compares them)
+    kinds = sorted({loop_kind(r["point"]) for r in ok})
+    by_kind_size = _best_by(ok, lambda r: (loop_kind(r["point"]), element_bytes(r["point"])))
+    lines = {k: [bandwidth_of(by_kind_size[(k, s)])[0] if (k, s) in by_kind_size else None
+                 for s in sizes] for k in kinds}
+    series: dict[str, Any] = {
+        "bandwidth_vs_element_size": {
+            "title": "Copy bandwidth vs element size", "x": sizes, "y": lines,
+            "xlabel": "element size (B)", "ylabel": "bandwidth (B/s)", "xscale": "log"},
+        "copy_cpmr_vs_element_size": {
+            "title": "Cycles per memory request (eq. 7)", "x": sizes,
+            "y": {"CPMR'": [cpmr_by[s] for s in sizes],
+                  "λ per warp": [issue_latency(cpmr_by[s], cus, warp) for s in sizes]},
+            "xlabel": "element size (B)", "ylabel": "cycles", "xscale": "log", "yscale": "log"},
+    }
+    reads = sorted({int(r["point"].get("reads", 0)) for r in ok})
+    if len(reads) > 1:
+        by_kind_reads = _best_by(ok, lambda r: (loop_kind(r["point"]), int(r["point"]["reads"])))
+        series["bandwidth_vs_reads"] = {
+            "title": "Copy bandwidth vs reads per work item (seed 000 Fig. 6)", "x": reads,
+            "y": {k: [bandwidth_of(by_kind_reads[(k, n)])[0] if (k, n) in by_kind_reads else None
+                      for n in reads] for k in kinds},
+            "xlabel": "reads per work item", "ylabel": "bandwidth (B/s)", "xscale": "log"}
+    groups = sorted({int(r["point"].get("workgroup", 0)) for r in ok})
+    if len(groups) > 1:
+        by_group = _best_by(ok, lambda r: int(r["point"]["workgroup"]))
+        series["bandwidth_vs_occupancy"] = {
+            "title": "Copy bandwidth vs work-group size", "x": groups,
+            "y": [bandwidth_of(by_group[g])[0] for g in groups],
+            "xlabel": "work-group size (work items)", "ylabel": "bandwidth (B/s)",
+            "xscale": "log"}
+    loop_table = {k: max(bandwidth_of(r)[0] for r in ok if loop_kind(r["point"]) == k)
+                  for k in kinds}
+    series["loop_kind_comparison"] = {
+        "title": "Best copy bandwidth by loop kind", "kind": "bar",
+        "labels": list(loop_table), "values": list(loop_table.values()),
+        "ylabel": "bandwidth (B/s)"}
+    return AnalysisResult(tuple(chars), series)
+
+
+@analysis("read_bandwidth")
+def analyze_reads(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any],
+                  clock_hz: float | None) -> AnalysisResult:
+    """global_read_bw_Bps: the best read-only bandwidth over vector widths (clpeak)."""
+    ok = ok_records(records)
+    if not ok:
+        return AnalysisResult((), notes=("no successful read-bandwidth measurement",))
+    top = max(ok, key=lambda r: bandwidth_of(r)[0])
+    bw, ci = bandwidth_of(top)
+    chars = [Characteristic(
+        "global_read_bw_Bps", bw, "B/s", ci,
+        "best over vector widths of bytes read (stores excluded, clpeak's count) over the median "
+        "kernel time; buffer ≫ last-level cache", (top["variant_id"],))]
+    by_size = _best_by(ok, lambda r: element_bytes(r["point"]))
+    sizes = sorted(by_size)
+    series = {"read_bandwidth_vs_element_size": {
+        "title": "Global read bandwidth vs element size", "x": sizes,
+        "y": [bandwidth_of(by_size[s])[0] for s in sizes],
+        "xlabel": "element size (B)", "ylabel": "bandwidth (B/s)", "xscale": "log"}}
+    groups = sorted({int(r["point"].get("workgroup", 0)) for r in ok})
+    if len(groups) > 1:
+        by_group = _best_by(ok, lambda r: int(r["point"]["workgroup"]))
+        series["read_bandwidth_vs_occupancy"] = {
+            "title": "Global read bandwidth vs work-group size", "x": groups,
+            "y": [bandwidth_of(by_group[g])[0] for g in groups],
+            "xlabel": "work-group size (work items)", "ylabel": "bandwidth (B/s)",
+            "xscale": "log"}
+    return AnalysisResult(tuple(chars), series)
