@@ -1,0 +1,128 @@
+"""Random walk (seed 000 §VI-B/C): completion latency Λ per memory type and the cache staircase.
+
+One work item (one warp with one active lane, Mei & Chu's setting: no other request hides the
+latency) chases pointers through a Sattolo ring: every load's address is the previous load's
+value. ``memory`` is where the ring lives: global, local, constant or private (local and private
+copy it from global first; seed 000 §VI-B). The varying-size walk over ``footprint`` bytes, 1 KiB
+to 256 MiB on a GPU (≥ 4× the 50 MB L2 of Hopper), log-spaced at three points per octave, is
+the latency staircase that the analysis fits with eq. 6 to find cache sizes and latencies.
+Walked slots are ``spacing`` bytes apart (one per 128-byte line by default) so a footprint is
+warm after fewer steps; ``pattern="stride"`` walks the slots in order at spacings 4 … 512 B over
+a footprint between L1 and L2: the cache line (fetch granularity) is the spacing where the
+per-step latency stops rising (Saavedra-Barrera / Mei & Chu with whole-kernel timing, because
+loopy cannot emit inline PTX to read %clock per access).
+The walker's position is kept in ``state`` between launches, so the engine's repeated launches
+continue the walk through the whole ring (seed 000's "multiple passes").
+"""
+
+import numpy as np
+
+from gencl.spec import BenchmarkSpec
+from gencl.spec.pointer_chase import MEMORIES, ring_array, walk_program, walk_reference
+
+KIB, MIB = 1 << 10, 1 << 20
+#: log-spaced footprints, three per octave: 1 KiB … 256 MiB
+FOOTPRINTS = tuple(sorted({int(round(KIB * 2 ** (k / 3) / 128)) * 128 or KIB
+                           for k in range(0, 3 * 18 + 1)}))
+GPU_MAX, CPU_MAX, QUICK_MAX = 256 * MIB, 64 * MIB, 4 * MIB
+#: fixed footprints of the Λ measurement per memory type (all fit any cache of that memory)
+FIXED = {"local": 4 * KIB, "constant": 2 * KIB, "private": KIB}
+SPACINGS = (4, 8, 16, 32, 64, 128, 256, 512)
+#: stride-chase footprints: past L1 (256 KB/SM on Hopper; 32–48 KB on CPUs), inside L2
+LINE_FOOTPRINT = {"GPU": 4 * MIB, "CPU": 256 * KIB}
+
+
+def _is_gpu(device):
+    return device is not None and device.device_type.upper() == "GPU"
+
+
+def program(point):
+    return walk_program(point["memory"], point["footprint"] // 4)
+
+
+def sizes(point, device, quick):
+    """Steps per launch: about two passes over the ring's slots, 16 Ki … 128 Ki (4 Ki quick)."""
+    n = point["footprint"] // 4
+    slots = max(1, point["footprint"] // point["spacing"])
+    if quick:
+        steps = 4096
+    else:
+        steps = int(min(128 * KIB, max(16 * KIB, 2 * slots)))
+    return {"n": n, "K": steps}
+
+
+def verify_sizes(point, device):
+    return {"n": point["footprint"] // 4, "K": 200}
+
+
+def inputs(point, sizes, rng):
+    spacing = max(1, point["spacing"] // 4)
+    nxt = ring_array(sizes["n"], spacing, point["pattern"], rng)
+    return {"nxt": nxt, "state": np.array([0], dtype=np.int32)}
+
+
+def reference(values, point, sizes):
+    return walk_reference(values, sizes["K"])
+
+
+def steps(point, sizes):
+    return sizes["K"]
+
+
+def _footprint_fits(point, device):
+    limit = GPU_MAX if _is_gpu(device) or device is None else CPU_MAX
+    if point["footprint"] > limit:
+        return f"footprint {point['footprint']} B above this device's walk limit {limit} B"
+    if point["memory"] == "constant" and device is not None and \
+            point["footprint"] > device.constant_mem_bytes:
+        return "footprint above the constant memory size"
+    if point["memory"] == "local" and device is not None and \
+            point["footprint"] > device.local_mem_bytes:
+        return "footprint above the local memory size"
+    if point["memory"] in ("local", "private") and point["footprint"] > 64 * KIB:
+        return "local/private copies are compile-time sized and small"
+    return None
+
+
+def _stride_on_its_device(point, device):
+    if point["pattern"] == "stride" and device is not None:
+        want = LINE_FOOTPRINT["GPU" if _is_gpu(device) else "CPU"]
+        if point["footprint"] != want:
+            return f"the stride chase runs at {want} B on this device"
+    return None
+
+
+def _walk_sweep(limit, per_octave_step=1):
+    walk = [{"memory": "global", "footprint": f} for f in FOOTPRINTS[::per_octave_step]
+            if f <= limit]
+    fixed = [{"memory": m, "footprint": f, "spacing": 4} for m, f in FIXED.items()]
+    return walk, fixed
+
+
+_WALK, _FIXED = _walk_sweep(GPU_MAX)
+_LINE = [{"memory": "global", "pattern": "stride", "footprint": f, "spacing": s}
+         for f in sorted(set(LINE_FOOTPRINT.values())) for s in SPACINGS]
+_QWALK, _ = _walk_sweep(QUICK_MAX, per_octave_step=3)
+
+SPEC = BenchmarkSpec(
+    name="random_walk",
+    description=__doc__.strip().splitlines()[0],
+    program=program,
+    params={"memory": MEMORIES, "pattern": ("random", "stride"),
+            "footprint": tuple(sorted(set(FOOTPRINTS) | set(FIXED.values())
+                                      | set(LINE_FOOTPRINT.values()))),
+            "spacing": (128, *[s for s in SPACINGS if s != 128])},
+    inputs=inputs,
+    reference=reference,
+    sizes=sizes,
+    verify_sizes=verify_sizes,
+    metrics={"steps": steps},
+    sweep=_WALK + _FIXED + _LINE,
+    quick_sweep=_QWALK + _FIXED + [{"memory": "global", "pattern": "stride",
+                                    "footprint": LINE_FOOTPRINT["CPU"], "spacing": s}
+                                   for s in (4, 16, 64, 256)],
+    constraints=[_footprint_fits, _stride_on_its_device],
+    analysis="random_walk",
+    group="memory",
+    tolerance={"int32": 0.0},
+)
