@@ -15,6 +15,7 @@ from typing import Any
 from gencl.profile._plots import SECTIONS, plot_file_name, plot_series, plottable, section_of
 from gencl.profile._profile import DeviceProfile
 from gencl.profile._summary import MEASURED_KEYS
+from gencl.profile._views import drawable_series
 
 REPORT_FILE = "report.md"
 
@@ -83,6 +84,74 @@ def _first(chars: Mapping[str, Any], *names: str) -> str:
     return "–"
 
 
+#: Table III rows: label, summary key of the peak, prefix of λ/Λ/ridge names, occupancy itype.
+_ITYPES = (("SP", "sp_peak_flops", "sp", "sp_addmul"),
+           ("SP MADD", "sp_madd_peak_flops", "sp_madd", "sp_madd"),
+           ("DP", "dp_peak_flops", "dp_madd", "dp_madd"),
+           ("INT", "int_peak_ops", "int_madd", "int_madd"),
+           ("SF (native)", "native_sf_peak_ops", "native_sf", "native_sf"),
+           ("SF", "sf_peak_ops", "sf", "sf"))
+
+
+def _occupancy_series(profile: DeviceProfile) -> Mapping[str, Any]:
+    for b in profile.benchmarks.values():
+        if b.analysis == "occupancy" and isinstance(b.series.get("curves"), Mapping):
+            return b.series
+    return {}
+
+
+def _per_ilp_perf(profile: DeviceProfile, itype: str, peak_key: str,
+                  chars: Mapping[str, Any]) -> str:
+    """Best op/s at each ILP level (Table III's a/b/c), else the peak alone."""
+    curves = _occupancy_series(profile).get("curves", {})
+    best = []
+    for label, c in sorted(curves.items(), key=lambda kv: int(kv[1].get("ilp", 0) or 0)):
+        if c.get("itype") == itype and c.get("ops_per_s"):
+            best.append(max(v for v in c["ops_per_s"] if v is not None))
+    if peak_key not in chars:
+        return "–"  # the analysis did not report this itype (e.g. above the theoretical peak)
+    if len(best) > 1:
+        return "/".join(fmt(v, "op/s", with_unit=False) for v in best)
+    return fmt(chars[peak_key].value, chars[peak_key].unit, with_unit=False)
+
+
+def _ridges(profile: DeviceProfile, itype: str, chars: Mapping[str, Any], prefix: str) -> str:
+    info = (_occupancy_series(profile).get("itypes", {}) or {}).get(itype) or {}
+    ridges = info.get("ridge_work_items")
+    if isinstance(ridges, Mapping) and ridges:
+        return "/".join(fmt(ridges[k], with_unit=False) for k in sorted(ridges, key=int))
+    return _multi(chars, f"{prefix}_ridge_work_items")
+
+
+def _series_max_by_x(profile: DeviceProfile, name: str) -> dict[float, float]:
+    """x → highest y over every line of series *name* (first benchmark that has it)."""
+    from gencl.profile._plots import curves
+
+    for b in profile.benchmarks.values():
+        s = b.series.get(name)
+        if isinstance(s, Mapping):
+            best: dict[float, float] = {}
+            for _, xs, ys in curves(s):
+                for x, y in zip(xs, ys):
+                    if y == y and (x not in best or y > best[x]):
+                        best[x] = y
+            return best
+    return {}
+
+
+def _keyed(chars: Mapping[str, Any], names: Sequence[str], element: int) -> str:
+    """A per-element-size value: ``name`` as a dict keyed by size, or ``name`` with ``_{e}B``."""
+    for name in names:
+        c = chars.get(name)
+        if c is not None and isinstance(c.value, Mapping) and str(element) in c.value:
+            return fmt(c.value[str(element)], c.unit, with_unit=False)
+        base, _, unit = name.rpartition("_")
+        text = _multi(chars, f"{base}_{element}B_{unit}")
+        if text != "–":
+            return text
+    return "–"
+
+
 def table_iii(profile: DeviceProfile) -> list[str]:
     """Seed 000 Table III: performance in G(FL)OP/s, bandwidth in GB/s, latencies in cycles."""
     chars = profile.characteristics
@@ -91,21 +160,22 @@ def table_iii(profile: DeviceProfile) -> list[str]:
              "(completion) in cycles, ridge point in work items. `a/b/c` are ILP 1/2/4 "
              "(computations) or successive memory levels (memory). `–`: not measured.", ""]
     rows = []
-    for label, it in (("SP", "sp"), ("SP MADD", "sp_madd"), ("DP", "dp"), ("INT", "int"),
-                      ("SF (native)", "native_sf"), ("SF", "sf")):
-        perf = _first(chars, f"{it}_peak_flops", f"{it}_peak_ops")
-        row = [label, perf, _multi(chars, f"{it}_issue_latency_cycles"),
-               _multi(chars, f"{it}_completion_latency_cycles"),
-               _multi(chars, f"{it}_ridge_work_items")]
-        rows.append(row)
+    for label, peak_key, prefix, itype in _ITYPES:
+        rows.append([label, _per_ilp_perf(profile, itype, peak_key, chars),
+                     _multi(chars, f"{prefix}_issue_latency_cycles"),
+                     _multi(chars, f"{prefix}_completion_latency_cycles"),
+                     _ridges(profile, itype, chars, prefix)])
     lines += ["**Computations**", ""]
     lines += _table(["itype", "performance", "λ", "Λ", "ridge point"], rows) + [""]
     rows = []
+    bw_by_size = _series_max_by_x(profile, "bandwidth_vs_element_size")
     for e in (1, 2, 4, 8, 16):
-        rows.append([f"{e}B", _multi(chars, f"global_bw_{e}B_Bps"),
-                     _multi(chars, f"global_issue_latency_{e}B_cycles"),
-                     _multi(chars, f"global_completion_latency_{e}B_cycles"),
-                     _multi(chars, f"global_cache_{e}B_bytes")])
+        bw = chars.get(f"global_bw_{e}B_Bps")
+        rows.append([f"{e}B", fmt(bw.value if bw else bw_by_size.get(e), "B/s", with_unit=False),
+                     _keyed(chars, ("global_issue_latency_cycles", "copy_issue_latency_cycles"), e),
+                     _keyed(chars, ("global_completion_latency_cycles",
+                                    "copy_completion_latency_cycles"), e),
+                     _keyed(chars, ("global_cache_bytes",), e)])
     levels = profile.value("cache_levels") or []
     walk_lat = [lv.get("latency_cycles") for lv in levels] + [profile.value(
         "global_latency_cycles")]
@@ -149,7 +219,7 @@ def _plots(profile: DeviceProfile, folder: Path, meta: Mapping[str, str]
     by_section: dict[str, list[tuple[str, str, str]]] = {}
     skipped = []
     for bench in profile.benchmarks.values():
-        for name, series in bench.series.items():
+        for name, series in drawable_series(bench.analysis, bench.series).items():
             section = section_of(name, bench.analysis)
             title = series.get("title", name.replace("_", " ")) if isinstance(series, Mapping) \
                 else name

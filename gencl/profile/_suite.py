@@ -126,16 +126,8 @@ def measure_benchmark(entry: SuiteEntry, engine: Any, raw_dir: Path, *, quick: b
     sink = ResultsFile(raw_dir / f"{spec.name}{suffix}",
                        results_header(engine, spec=spec.name, quick=quick))
     error = ""
-    try:
-        if spec.runner is not None:
-            done = sink.done_ids
-            for m in spec.runner(engine, spec, points, quick):
-                if m.variant_id not in done:
-                    sink.add(m)
-                if on_result:
-                    on_result(m)
-        else:
-            run_points(spec, points, engine, quick=quick, sink=sink, on_result=on_result)
+    try:  # run_points hands runtime benchmarks (spec.runner) to the spec itself
+        run_points(spec, points, engine, quick=quick, sink=sink, on_result=on_result)
     except GenclError as exc:
         error = str(exc)
     except Exception as exc:  # noqa: BLE001 -- a benchmark that crashes is recorded, others run
