@@ -19,7 +19,7 @@ from typing import Any
 
 from gencl.generate import Variant
 
-ENV = {"OCLGRIND_DATA_RACES": "1", "OCLGRIND_UNINITIALIZED": "1", "OCLGRIND_CHECK_API": "1"}
+ENV = {"OCLGRIND_DATA_RACES": "1", "OCLGRIND_UNINITIALIZED": "1"}
 BEGIN, END = "@@gencl-verify-begin", "@@gencl-verify-end"
 
 #: Finding kinds a spec may declare in ``BenchmarkSpec.exempt``; anything else always fails.
