@@ -1,0 +1,33 @@
+"""``@experimental_class``: gencl's copy of Optuna's marker, for parts whose value is not yet shown."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class ExperimentalWarning(UserWarning):
+    pass
+
+
+def experimental_class(version: str):
+    """Warn once per instantiation and add a note to the docstring, like Optuna's marker."""
+
+    def decorate(cls: T) -> T:
+        init = cls.__init__  # type: ignore[misc]
+
+        @functools.wraps(init)
+        def wrapped(self: Any, *args: Any, **kwargs: Any) -> None:
+            warnings.warn(f"{cls.__name__} is experimental (gencl {version}): the interface "
+                          "may change; its benefit is measured by `gencl tune --simulate`.",
+                          ExperimentalWarning, stacklevel=2)
+            init(self, *args, **kwargs)
+
+        cls.__init__ = wrapped  # type: ignore[misc]
+        cls.__doc__ = (cls.__doc__ or "") + f"\n\n    .. note:: Experimental since gencl {version}.\n"
+        return cls
+
+    return decorate

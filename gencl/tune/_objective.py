@@ -1,0 +1,121 @@
+"""The objective: a trial's params → a variant generated, verified and timed (or replayed).
+
+Every variant-level failure (knob does not apply, build error, out of resources, wrong answer,
+timeout, device error) ends the trial as FAIL with ``status`` and ``reason`` in its user attrs;
+the study goes on. Points excluded by the spec's constraints are pruned before any work.
+A point already measured in this study is answered from its earlier trial (``repeat_of``), so a
+sampler that proposes it again costs no device time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+import optuna
+
+from gencl.measure import Measurement
+from gencl.tune._space import SearchSpace
+
+
+class Evaluator(Protocol):
+    def evaluate(self, spec: Any, point: Mapping[str, Any]) -> Measurement: ...
+
+
+class VariantFailed(Exception):
+    """A variant could not be measured; the trial fails with the reason, the study goes on."""
+
+
+class DeviceEvaluator:
+    """Generate → build → verify → time on an OpenCL engine (gencl.measure.measure_variant)."""
+
+    def __init__(self, engine: Any, *, quick: bool = False,
+                 size_overrides: Mapping[str, int] | None = None, sink: Any = None) -> None:
+        self.engine, self.quick = engine, quick
+        self.size_overrides = dict(size_overrides or {})
+        self.sink = sink
+        self.device = engine.info.to_json()
+        self.variants: dict[str, Any] = {}
+
+    def sizes(self, spec: Any, point: Mapping[str, Any]) -> dict[str, int]:
+        return {**spec.sizes(point, self.engine.info, self.quick), **self.size_overrides}
+
+    def evaluate(self, spec: Any, point: Mapping[str, Any]) -> Measurement:
+        from gencl.errors import KnobError
+        from gencl.generate import generate, variant_id
+        from gencl.measure import measure_variant
+
+        sizes = self.sizes(spec, point)
+        try:
+            variant = generate(spec, dict(point))
+        except KnobError as exc:
+            m = Measurement(variant_id(spec.name, spec.source_hash, dict(point)), spec.name,
+                            dict(point), sizes, "excluded", str(exc))
+        else:
+            m = measure_variant(self.engine, spec, variant, sizes)
+            if m.ok:
+                self.variants[m.variant_id] = variant
+        if self.sink is not None:
+            self.sink.add(m)
+        return m
+
+
+def make_objective(spec: Any, space: SearchSpace, evaluator: Evaluator, *,
+                   on_result: Callable[[Measurement], None] | None = None
+                   ) -> Callable[[optuna.Trial], float]:
+    """The function Optuna calls; minimizes the median time in seconds."""
+    device = getattr(evaluator, "device", None)
+
+    def objective(trial: optuna.Trial) -> float:
+        params = {name: trial.suggest_categorical(name, dist.choices)
+                  for name, dist in space.distributions().items()}
+        point = space.decode(params)
+        reason = spec.excluded(point, None)
+        if reason:
+            trial.set_user_attr("status", "excluded")
+            trial.set_user_attr("reason", reason)
+            raise optuna.TrialPruned(reason)
+        earlier = _earlier(trial, params)
+        if earlier is not None:
+            trial.set_user_attr("repeat_of", earlier.number)
+            for key in ("status", "reason", "variant_id"):
+                if key in earlier.user_attrs:
+                    trial.set_user_attr(key, earlier.user_attrs[key])
+            if earlier.state == optuna.trial.TrialState.COMPLETE:
+                return float(earlier.value)
+            raise VariantFailed(earlier.user_attrs.get("reason", "failed before"))
+        try:
+            m = evaluator.evaluate(spec, point)
+        except Exception as exc:  # noqa: BLE001 -- a variant-level surprise must not end the study
+            trial.set_user_attr("status", "error")
+            trial.set_user_attr("reason", f"{type(exc).__name__}: {str(exc)[:300]}")
+            raise VariantFailed(str(exc)) from exc
+        trial.set_user_attr("status", m.status)
+        trial.set_user_attr("variant_id", m.variant_id)
+        if on_result:
+            on_result(m)
+        if not m.ok or m.median_s is None:
+            trial.set_user_attr("reason", m.reason[:500])
+            raise VariantFailed(f"{m.status}: {m.reason[:200]}")
+        trial.set_user_attr("ci95_s", m.ci95_s)
+        trial.set_user_attr("samples", len(m.samples_s))
+        if device and trial.number == 0:
+            trial.study.set_user_attr("device", device.get("name"))
+        return float(m.median_s)
+
+    return objective
+
+
+def _earlier(trial: optuna.Trial, params: Mapping[str, Any]) -> optuna.trial.FrozenTrial | None:
+    states = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.FAIL)
+    for t in trial.study.get_trials(deepcopy=False, states=states):
+        if t.params == params and "repeat_of" not in t.user_attrs and t.number != trial.number \
+                and "status" in t.user_attrs:
+            return t
+    return None
+
+
+def is_fresh(t: optuna.trial.FrozenTrial) -> bool:
+    """A trial that cost an evaluation: not pruned (excluded) and not a repeat."""
+    return t.state in (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.FAIL) and \
+        "repeat_of" not in t.user_attrs and "status" in t.user_attrs

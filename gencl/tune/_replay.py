@@ -1,0 +1,50 @@
+"""ReplayEngine: a real engine over recorded results — answers a point from a measured space.
+
+Kernel Tuner calls this simulation mode. The engine reads a results file (``gencl run --all`` or
+``gencl space``: header + "results"), and ``evaluate(point)`` returns the recorded Measurement, with
+its status (failures replay as failures). A point the file does not hold is an ``error`` status
+saying so, never a guess.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from gencl.measure import Measurement
+from gencl.model import load_results, point_key
+
+
+class ReplayEngine:
+    """Recorded measurements of one spec's space, keyed by point."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = str(path)
+        data = load_results(path)
+        self.header = {k: v for k, v in data.items() if k != "results"}
+        self.device: dict[str, Any] = dict(data.get("device") or {})
+        self._records: dict[str, dict[str, Any]] = {}
+        for record in data["results"]:
+            self._records[point_key(record["point"])] = record
+        self.evaluations = 0
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return list(self._records.values())
+
+    def best(self) -> dict[str, Any]:
+        ok = [r for r in self._records.values() if r.get("status") == "ok"]
+        return min(ok, key=lambda r: r["median_s"])
+
+    def evaluate(self, spec: Any, point: Mapping[str, Any]) -> Measurement:
+        """The recorded measurement of *point*."""
+        self.evaluations += 1
+        record = self._records.get(point_key(point))
+        if record is None:
+            return Measurement("", spec.name, dict(point), {}, "error",
+                               f"point not in the replay cache {self.path}")
+        return Measurement.from_json(record)

@@ -1,0 +1,208 @@
+"""Replay searches over an exhaustively measured space: how many evaluations each strategy needs.
+
+For each strategy and seed, a search runs against the ReplayEngine (no device) until it has seen a
+variant within ``target`` (3 %) of the space's best, or spent ``max_evals`` distinct evaluations.
+An evaluation is a distinct point measured (failures count: they cost device time too; points the
+spec excludes are pruned before any work and do not). Kernel Tuner's strategies run in its own
+simulation mode on the same space, converted into its cache format.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import optuna
+
+from gencl._version import __version__
+from gencl.model import accuracy, point_key, predict_points
+from gencl.tune._kerneltuner import KT_STRATEGIES, run_kt_strategy, write_kt_cache
+from gencl.tune._objective import is_fresh
+from gencl.tune._replay import ReplayEngine
+from gencl.tune._sampler import knob_preferences, params_key
+from gencl.tune._space import SearchSpace
+from gencl.tune._study import make_sampler
+
+TARGET = 0.03
+
+
+def fixed_from_records(spec: Any, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Axes that hold one value across the whole cache (a cache of a slice of the space)."""
+    fixed = {}
+    for name in spec.axes:
+        values = {point_key({"v": r["point"].get(name)}) for r in records}
+        if len(values) == 1:
+            fixed[name] = records[0]["point"].get(name)
+    return fixed
+
+
+def evals_to_target(times: Sequence[float | None], best: float, target: float = TARGET) -> int | None:
+    """1-based index of the first evaluation within *target* of *best*, or None."""
+    for i, t in enumerate(times, 1):
+        if t is not None and t <= best * (1 + target):
+            return i
+    return None
+
+
+def _optuna_run(spec: Any, space: SearchSpace, replay: ReplayEngine, sampler_name: str,
+                seed: int, max_evals: int, best: float, target: float,
+                predicted: Mapping[str, float], preferred: Mapping[str, Any]) -> list[float | None]:
+    sampler = make_sampler(sampler_name, space, seed=seed, predicted=predicted,
+                           preferred=preferred)
+    times: list[float | None] = []
+
+    def record(m: Any) -> None:
+        times.append(m.median_s if m.ok else None)
+
+    study = optuna.create_study(sampler=sampler, direction="minimize")
+
+    def stop(study: optuna.Study, trial: Any) -> None:
+        reached = evals_to_target(times, best, target) is not None
+        if reached or len(times) >= max_evals or len(study.trials) >= 20 * max_evals:
+            study.stop()
+
+    from gencl.tune._objective import VariantFailed, make_objective
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    study.optimize(make_objective(spec, space, replay, on_result=record),
+                   catch=(VariantFailed,), callbacks=[stop])
+    assert sum(is_fresh(t) for t in study.trials) == len(times)
+    return times
+
+
+def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
+             strategies: Sequence[str] = ("guided", "tpe", "random"),
+             kt_strategies: Sequence[str] = KT_STRATEGIES, target: float = TARGET,
+             max_evals: int | None = None, workers: int | None = None,
+             progress: Any = None) -> tuple[dict[str, Any], dict[str, list[list[float | None]]]]:
+    """Run every strategy from *seeds* seeds; returns (summary dict, strategy → per-seed times)."""
+    records = replay.records
+    fixed = fixed_from_records(spec, records)
+    space = SearchSpace(spec, fixed)
+    best = float(replay.best()["median_s"])
+    n_space = len(records)
+    max_evals = max_evals or n_space
+    preds = predict_points(spec, [r["point"] for r in records], [r["sizes"] for r in records],
+                           params, workers=workers)
+    predicted = {params_key(space.encode(r["point"])): p.time_s
+                 for r, p in zip(records, preds) if p}
+    ok = [(p.time_s, r["median_s"]) for r, p in zip(records, preds)
+          if p and r.get("status") == "ok" and r.get("median_s")]
+    acc = accuracy([a for a, _ in ok], [b for _, b in ok]) if len(ok) >= 3 else None
+    preferred = knob_preferences(spec, params)
+    runs: dict[str, list[list[float | None]]] = {}
+    for name in strategies:
+        runs[name] = []
+        for seed in range(seeds):
+            runs[name].append(_optuna_run(spec, space, replay, name, seed, max_evals, best,
+                                          target, predicted, preferred))
+            if progress:
+                progress(name, seed)
+    if kt_strategies:
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = Path(tmp) / "kt_cache.json"
+            tune_params = write_kt_cache(space, records, cache, device=params.device,
+                                         kernel=spec.name)
+            for name in kt_strategies:
+                key = f"kt_{name}"
+                runs[key] = []
+                for seed in range(seeds):
+                    try:
+                        runs[key].append(run_kt_strategy(cache, tune_params, name, seed=seed,
+                                                         max_fevals=max_evals, kernel=spec.name))
+                    except Exception as exc:  # noqa: BLE001 -- a strategy that cannot run is reported
+                        runs[key] = [[f"{type(exc).__name__}: {str(exc)[:200]}"]]  # type: ignore
+                        break
+                    if progress:
+                        progress(key, seed)
+    summary = summarize_runs(runs, best, target, max_evals)
+    summary.update({
+        "device": replay.device.get("name", params.device), "spec": spec.name,
+        "space_size": n_space, "space_ok": sum(r.get("status") == "ok" for r in records),
+        "fixed": fixed, "best_time_s": best, "best_point": replay.best()["point"],
+        "target": f"within {target:.0%} of best", "seeds": seeds, "max_evals": max_evals,
+        "model_spearman": acc.spearman if acc else None,
+        "model_within_15pct": acc.within_15pct if acc else None,
+        "preferred_ranges": preferred, "cache": replay.path, "gencl_version": __version__,
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "schema_version": "1.0",
+    })
+    return summary, runs
+
+
+def summarize_runs(runs: Mapping[str, list[list[Any]]], best: float, target: float,
+                   max_evals: int) -> dict[str, Any]:
+    """Median evaluations to target per strategy (unreached runs count as max_evals + 1)."""
+    med, reached, errors, per_seed = {}, {}, {}, {}
+    for name, seed_runs in runs.items():
+        if seed_runs and seed_runs[0] and isinstance(seed_runs[0][0], str):
+            errors[name] = seed_runs[0][0]
+            continue
+        hits = [evals_to_target(times, best, target) for times in seed_runs]
+        per_seed[name] = hits
+        counted = [h if h is not None else max_evals + 1 for h in hits]
+        med[name] = float(np.median(counted))
+        reached[name] = sum(h is not None for h in hits) / len(hits)
+    out: dict[str, Any] = {"evals_to_target": med, "reached_share": reached,
+                           "evals_to_target_per_seed": per_seed}
+    if errors:
+        out["strategy_errors"] = errors
+    return out
+
+
+def goal_check(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The stated goal, measured: guided ≤ 5 % of the space and ≥ 2× fewer evaluations than TPE
+    and the best Kernel Tuner strategy (median)."""
+    e = summary["evals_to_target"]
+    guided = e.get("guided")
+    if guided is None:
+        return {}
+    kt = [v for k, v in e.items() if k.startswith("kt_")]
+    return {"guided_share_of_space": guided / summary["space_size"],
+            "within_5pct_of_space": guided <= 0.05 * summary["space_size"],
+            "vs_tpe": e["tpe"] / guided if "tpe" in e else None,
+            "vs_best_kernel_tuner": min(kt) / guided if kt else None}
+
+
+def plot_convergence(runs: Mapping[str, list[list[Any]]], best: float, path: str | Path,
+                     title: str) -> Path:
+    """Median best-so-far (relative to the space's best) against evaluations, IQR shaded."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, seed_runs in runs.items():
+        if not seed_runs or (seed_runs[0] and isinstance(seed_runs[0][0], str)):
+            continue
+        length = max(len(r) for r in seed_runs)
+        curves = []
+        for times in seed_runs:
+            cur, curve = math.inf, []
+            for t in times:
+                cur = min(cur, t) if t is not None else cur
+                curve.append(cur / best)
+            curve += [curve[-1] if curve else math.inf] * (length - len(curve))
+            curves.append(curve)
+        arr = np.array(curves)
+        x = np.arange(1, length + 1)
+        med = np.median(arr, axis=0)
+        ax.plot(x, med, label=name, lw=2 if name == "guided" else 1.2)
+        ax.fill_between(x, np.percentile(arr, 25, axis=0), np.percentile(arr, 75, axis=0),
+                        alpha=0.15)
+    ax.axhline(1.03, color="k", ls="--", lw=0.8, label="best + 3 %")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("distinct variants evaluated")
+    ax.set_ylabel("best time so far / best in space")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return Path(path)

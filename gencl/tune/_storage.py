@@ -1,0 +1,49 @@
+"""Storage is Optuna's: pick a backend from what the user wrote, nothing of our own.
+
+- nothing → an SQLite file next to the results (``sqlite:///bench_results/<slug>/tuning/<spec>.db``);
+- ``journal:PATH`` or a path ending ``.log``/``.journal`` → JournalStorage on a JournalFileBackend
+  (safe for many processes on one machine, no server);
+- any SQLAlchemy URL Optuna accepts (``sqlite:///…``, ``postgresql://…``) → RDBStorage with a
+  heartbeat, so a worker that dies leaves its RUNNING trial marked FAIL, not stuck.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import optuna
+from optuna.storages import BaseStorage, JournalStorage, RDBStorage, RetryFailedTrialCallback
+from optuna.storages.journal import JournalFileBackend
+
+from gencl.errors import GenclError
+
+HEARTBEAT_S = 10
+
+
+def storage_url(storage: str | None, default_path: str | Path) -> str:
+    """The URL a run uses (written into the results so a rerun can attach to it)."""
+    if storage:
+        return storage
+    Path(default_path).parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{default_path}"
+
+
+def open_storage(url: str) -> BaseStorage:
+    if url.startswith("journal:") or url.endswith((".log", ".journal")):
+        path = url.removeprefix("journal:")
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return JournalStorage(JournalFileBackend(path))
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # heartbeat options are marked experimental
+            return RDBStorage(
+                url, heartbeat_interval=HEARTBEAT_S, grace_period=3 * HEARTBEAT_S,
+                failed_trial_callback=RetryFailedTrialCallback(max_retry=1),
+                engine_kwargs={"pool_pre_ping": True} if url.startswith("postgres") else None)
+    except (ValueError, ImportError, optuna.exceptions.StorageInternalError) as exc:
+        raise GenclError(f"--storage {url}: {str(exc).splitlines()[0][:200]}") from None
+    except Exception as exc:  # noqa: BLE001 -- SQLAlchemy: unknown dialect, refused connection
+        raise GenclError(f"--storage {url}: {type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0][:200]}") from None

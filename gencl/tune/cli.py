@@ -1,0 +1,165 @@
+"""``gencl tune``: a study over a kernel's space on a device, or replayed/simulated from a cache."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from gencl.cli import command, parse_knobs, parse_sizes
+
+
+def _cfg_tune(p: argparse.ArgumentParser) -> None:
+    p.add_argument("spec", help="tuning kernel (tuning/) or spec name or path")
+    p.add_argument("--device", help="device index or name substring")
+    p.add_argument("--size", action="append", metavar="NAME=INT", help="override a problem size")
+    p.add_argument("--quick", action="store_true", help="small sizes")
+    p.add_argument("--knob", action="append", metavar="NAME=VALUE", help="fix an axis")
+    p.add_argument("--trials", type=int, default=40, help="finished trials in the study (40)")
+    p.add_argument("--sampler", default="guided", help="guided | tpe | random | grid (guided)")
+    p.add_argument("--seed", type=int, help="sampler seed")
+    p.add_argument("--storage", help="Optuna storage URL, or journal:PATH (default: SQLite file "
+                   "next to the results)")
+    p.add_argument("--study", help="study name (default <spec>-<sampler>)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes on one study")
+    p.add_argument("--replay", metavar="CACHE", help="answer from a measured space, no device")
+    p.add_argument("--simulate", action="store_true",
+                   help="compare strategies over --cache (20 seeds); writes tuning/summary.json")
+    p.add_argument("--cache", help="measured space for --simulate")
+    p.add_argument("--seeds", type=int, default=20, help="seeds per strategy in --simulate")
+    p.add_argument("--max-evals", type=int, help="evaluation budget per simulated search")
+    p.add_argument("--no-kernel-tuner", action="store_true", help="skip Kernel Tuner strategies")
+    p.add_argument("--profile", help="summary.json for the model (default bench_results/<slug>/)")
+    p.add_argument("--out", help="output folder (default bench_results/<slug>/tuning)")
+
+
+@command("tune", _cfg_tune)
+def cmd_tune(args: argparse.Namespace) -> int:
+    """Autotune a kernel with Optuna (model-guided), or simulate search strategies on a cache."""
+    from gencl.spec import load_spec
+
+    spec = load_spec(args.spec)
+    if args.simulate:
+        return _simulate(spec, args)
+    return _tune(spec, args)
+
+
+def _simulate(spec, args: argparse.Namespace) -> int:
+    from gencl.errors import GenclError
+    from gencl.model import load_params
+    from gencl.tune import ReplayEngine, goal_check, plot_convergence, simulate
+
+    if not (args.cache or args.replay):
+        raise GenclError("--simulate needs --cache bench_results/<slug>/<spec>/space.json")
+    replay = ReplayEngine(args.cache or args.replay)
+    params = load_params(replay.device, summary_path=args.profile)
+    out = Path(args.out or f"bench_results/{replay.device.get('slug', 'unknown')}/tuning")
+    out.mkdir(parents=True, exist_ok=True)
+    summary, runs = simulate(
+        spec, replay, params, seeds=args.seeds, max_evals=args.max_evals,
+        kt_strategies=() if args.no_kernel_tuner else None or __import__(
+            "gencl.tune", fromlist=["KT_STRATEGIES"]).KT_STRATEGIES,
+        progress=lambda name, seed: print(f"\r{name} seed {seed + 1}/{args.seeds}   ", end="",
+                                          flush=True))
+    print()
+    summary["goal"] = goal_check(summary)
+    summary["profile_sources"] = dict(params.sources)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
+    plot_convergence(runs, summary["best_time_s"], out / "convergence.png",
+                     f"{spec.name} on {summary['device']}: {summary['space_size']} variants, "
+                     f"{args.seeds} seeds")
+    for name, med in summary["evals_to_target"].items():
+        print(f"{name:>26}: median {med:g} evaluations to within 3 % "
+              f"(reached in {summary['reached_share'][name]:.0%} of seeds)")
+    print(f"model: Spearman ρ {summary['model_spearman']}, within ±15 % "
+          f"{summary['model_within_15pct']}; written {out / 'summary.json'}, "
+          f"{out / 'convergence.png'}")
+    return 0
+
+
+def _tune(spec, args: argparse.Namespace) -> int:
+    import os
+
+    from gencl.model import load_params
+    from gencl.tune import (
+        DeviceEvaluator, ReplayEngine, SearchSpace, export_t4, make_sampler, open_storage,
+        predictions, run_study, storage_url, write_best)
+
+    fixed = parse_knobs(args.knob)
+    if args.replay:
+        from gencl.tune import fixed_from_records
+
+        evaluator = ReplayEngine(args.replay)
+        fixed = {**fixed_from_records(spec, evaluator.records), **fixed}
+        device = evaluator.device
+        sizes_of = _replay_sizes(evaluator)
+    else:
+        from gencl.measure import OpenCLEngine
+
+        engine = OpenCLEngine(args.device)
+        evaluator = DeviceEvaluator(engine, quick=args.quick,
+                                    size_overrides=parse_sizes(args.size))
+        device = engine.info.to_json()
+        sizes_of = lambda p: evaluator.sizes(spec, p)  # noqa: E731
+    space = SearchSpace(spec, fixed)
+    slug = device.get("slug", "unknown")
+    out = Path(args.out or f"bench_results/{slug}/tuning")
+    study_name = args.study or f"{spec.name}-{args.sampler}"
+    default_store = out / (f"{study_name}.journal" if args.workers > 1 else "study.db")
+    url = storage_url(args.storage, default_store) if args.storage or args.workers <= 1 \
+        else f"journal:{default_store}"
+    if args.workers > 1 and not os.environ.get("GENCL_TUNE_WORKER"):
+        from gencl.tune._workers import run_workers, worker_devices
+
+        argv = _worker_argv(args, url, study_name)
+        codes = run_workers(argv, args.workers, worker_devices(args.device, args.workers))
+        print(f"{args.workers} workers finished (exit codes {codes})")
+    else:
+        params = load_params(device, summary_path=args.profile)
+        predicted = predictions(spec, space, sizes_of, params) if args.sampler == "guided" \
+            else {}
+        from gencl.tune import knob_preferences
+
+        sampler = make_sampler(args.sampler, space, seed=args.seed, predicted=predicted,
+                               preferred=knob_preferences(spec, params))
+        run_study(spec, space, evaluator, study_name=study_name, storage=open_storage(url),
+                  sampler=sampler, trials=args.trials)
+        if os.environ.get("GENCL_TUNE_WORKER"):
+            return 0
+    import optuna
+
+    study = optuna.load_study(study_name=study_name, storage=open_storage(url))
+    header = {"device": device, "spec": spec.name, "sampler": args.sampler, "storage": url,
+              "sizes": dict(parse_sizes(args.size)), "quick": args.quick,
+              "replay": args.replay}
+    best = write_best(study, spec, space, out, header)
+    t4 = export_t4(study, space, out / "t4_results.json", header)
+    data = json.loads(best.read_text())
+    print(f"best of {len(study.trials)} trials: {data['point']} {data['median_s'] * 1e6:.1f} µs "
+          f"(trial {data['trial']}); {best}, {out / 'best.cl'}, {t4}; storage {url}")
+    return 0
+
+
+def _replay_sizes(replay):
+    from gencl.model import point_key
+
+    table = {point_key(r["point"]): r.get("sizes", {}) for r in replay.records}
+    return lambda p: table.get(point_key(p), {})
+
+
+def _worker_argv(args: argparse.Namespace, url: str, study: str) -> list[str]:
+    argv = [args.spec, "--trials", str(args.trials), "--sampler", args.sampler,
+            "--storage", url, "--study", study, "--workers", str(args.workers)]
+    for flag, value in (("--replay", args.replay), ("--profile", args.profile),
+                        ("--out", args.out)):
+        if value:
+            argv += [flag, value]
+    if args.seed is not None:
+        argv += ["--seed", str(args.seed)]
+    if args.quick:
+        argv.append("--quick")
+    for item in args.knob or ():
+        argv += ["--knob", item]
+    for item in args.size or ():
+        argv += ["--size", item]
+    return argv
