@@ -14,6 +14,7 @@ NbrCU × concWG work-groups and a dynamic ``__local`` pad of floor(MaxLocalMem /
 
 import loopy as lp
 import numpy as np
+from constantdict import constantdict
 
 from gencl.characterize._hardware import is_gpu, max_concurrent_items, max_conc_wg, warp_width
 from gencl.spec import BenchmarkSpec, Knob
@@ -41,7 +42,8 @@ class NativeFunction(lp.ScalarCallable):
         dtype = arg_id_to_dtype.get(0)
         if dtype is None:
             return self.copy(arg_id_to_dtype=arg_id_to_dtype), clbl_inf_ctx
-        return (self.copy(name_in_target=self.name, arg_id_to_dtype={0: dtype, -1: dtype}),
+        return (self.copy(name_in_target=self.name,
+                          arg_id_to_dtype=constantdict({0: dtype, -1: dtype})),
                 clbl_inf_ctx)
 
 
