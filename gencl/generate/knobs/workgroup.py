@@ -19,7 +19,7 @@ def map_to_workgroups(t: lp.TranslationUnit, inames: Sequence[str],
     known = t.default_entrypoint.all_inames()
     for axis, (iname, size) in enumerate(zip(inames, shape)):
         # follow an earlier split (e.g. by the vector knob): "i" became "i_outer" + "i_inner"
-        while iname not in known and f"{iname}_outer" in known:
+        while iname not in known and any(k.startswith(f"{iname}_outer") for k in known):
             iname = f"{iname}_outer"
         t = lp.split_iname(t, iname, int(size), outer_tag=f"g.{axis}", inner_tag=f"l.{axis}")
     return t
