@@ -15,6 +15,8 @@ def _mark(flag: bool | None) -> str:
 def _oclgrind_cell(check: VariantCheck) -> str:
     if check.oclgrind is None:
         return "–"
+    if check.oclgrind.get("skipped"):
+        return "[yellow]not checked[/]"
     bad = [f for f in check.failures if f.startswith("oclgrind")]
     if bad:
         return "[red]" + "; ".join(sorted({f.split(":")[0] for f in bad})) + "[/]"

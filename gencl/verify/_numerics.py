@@ -17,6 +17,10 @@ from gencl.measure import BuildFailure, OpenCLEngine, verify_variant
 from gencl.measure._engine import Timeout, check_assumptions
 
 
+#: OpenCL errors that say the variant needs more than the device has, not that it is wrong.
+_DOES_NOT_FIT = ("OUT_OF_RESOURCES", "INVALID_WORK_GROUP_SIZE", "MEM_OBJECT_ALLOCATION")
+
+
 @dataclass
 class Outcome:
     """How far one variant got on one device."""
@@ -74,6 +78,9 @@ def run_numerics(engine: OpenCLEngine, spec: Any, variant: Variant, sizes: Mappi
         return out
     except Exception as exc:  # noqa: BLE001 -- a device error on one variant must not end the run
         engine.reset()
+        if any(code in str(exc) for code in _DOES_NOT_FIT):
+            out.skipped = f"does not fit the device: {type(exc).__name__}: {str(exc)[:200]}"
+            return out
         out.failure = f"run failed: {type(exc).__name__}: {str(exc).strip()[:300]}"
         return out
     out.ran, out.max_error = True, error

@@ -121,11 +121,17 @@ def run_under_oclgrind(spec_path: str, variants: Sequence[Variant], *, seed: int
         if not rest:
             break
         stuck = rest[0]  # the child works in order: the first one without a result stopped it
-        reason = (f"oclgrind run exceeded {timeout_s * len(todo) + 30:.0f} s" if timed_out else
-                  f"oclgrind child exited with status {proc.returncode}: "
-                  f"{_tail(segments.get(stuck.id) or stderr)}")
+        failure, skipped = None, None
+        if timed_out:
+            failure = f"oclgrind run exceeded {timeout_s * len(todo) + 30:.0f} s (hung?)"
+        elif proc.returncode is not None and proc.returncode < 0:
+            # the simulator itself crashed: the variant is unchecked by oclgrind, not wrong
+            skipped = f"oclgrind crashed (signal {-proc.returncode}); not checked by oclgrind"
+        else:
+            failure = (f"oclgrind child exited with status {proc.returncode}: "
+                       f"{_tail(segments.get(stuck.id) or stderr)}")
         results[stuck.id] = {"sizes": {}, "ran": False, "matched": False, "max_error": None,
-                             "failure": reason, "skipped": None,
+                             "failure": failure, "skipped": skipped,
                              "findings": parse_findings(segments.get(stuck.id, ""))}
         todo = rest[1:]
     return results

@@ -74,7 +74,8 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
-        return not self.failed
+        """Every checked variant passed, and at least one was checked (nothing checked ≠ pass)."""
+        return not self.failed and bool(self.checked)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -46,7 +46,7 @@ def verify(specs: Sequence[BenchmarkSpec], *, device: str | int | None = None,
         report.selection[spec.name] = how
         checks = _check_spec(engine, spec, points, oclgrind=oclgrind, ptx=want_ptx,
                              artifacts=Path(artifacts) if artifacts else None,
-                             oclgrind_timeout_s=oclgrind_timeout_s)
+                             oclgrind_timeout_s=oclgrind_timeout_s, notes=report.notes)
         for check in checks:
             report.checks.append(check)
             if on_check:
@@ -56,7 +56,7 @@ def verify(specs: Sequence[BenchmarkSpec], *, device: str | int | None = None,
 
 def _check_spec(engine: OpenCLEngine, spec: BenchmarkSpec, points: list[dict[str, Any]], *,
                 oclgrind: bool, ptx: bool, artifacts: Path | None,
-                oclgrind_timeout_s: float) -> list[VariantCheck]:
+                oclgrind_timeout_s: float, notes: list[str]) -> list[VariantCheck]:
     variants = generate_many(spec, points)
     checks: list[VariantCheck] = []
     runnable = []
@@ -90,6 +90,8 @@ def _check_spec(engine: OpenCLEngine, spec: BenchmarkSpec, points: list[dict[str
                               "max_error": r["max_error"], "skipped": r["skipped"],
                               "findings": r["findings"], "exempted": exempted}
             check.failures += failures
+            if r["skipped"]:
+                notes.append(f"{variant.id}: {r['skipped']}")
     return checks
 
 
