@@ -65,9 +65,24 @@ def _canonical(value: Any) -> Any:
     return value
 
 
+def _generator_hash() -> str:
+    """Hash of the generator's own code: a changed transform must not reuse cached variants."""
+    from pathlib import Path
+
+    root = Path(__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+#: gencl version plus the hash of gencl/generate/: part of every variant id and cache key.
+GENERATOR_VERSION = f"{__version__}+{_generator_hash()}"
+
+
 def variant_id(spec_name: str, spec_hash: str, point: dict[str, Any]) -> str:
-    """Stable id: hash of the spec's name and text, the point, and the gencl version."""
-    key = json.dumps({"spec": spec_name, "hash": spec_hash, "version": __version__,
+    """Stable id: hash of the spec's name and text, the point, and the generator version."""
+    key = json.dumps({"spec": spec_name, "hash": spec_hash, "version": GENERATOR_VERSION,
                       "point": {k: _canonical(v) for k, v in sorted(point.items())}},
                      sort_keys=True, default=str)
     return f"{spec_name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"

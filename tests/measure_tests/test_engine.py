@@ -15,8 +15,9 @@ from tests.generate_tests._programs import AXPY
 
 def test_copy_spec_every_sweep_variant_is_right(engine):
     spec = load_spec("copy")
-    results = run_points(spec, spec.sweep_points(), engine, quick=True)
-    assert len(results) == 15
+    points = spec.sweep_points(quick=True)
+    results = run_points(spec, points, engine, quick=True)
+    assert len(results) == len(points) >= 5
     bad = [(m.point, m.status, m.reason) for m in results if m.status != "ok"]
     assert not bad
     for m in results:
