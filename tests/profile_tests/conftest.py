@@ -19,12 +19,25 @@ COMMITTED = REPO / "bench_results" / "pocl-cpu" / "profile.json"
 
 @pytest.fixture(scope="session")
 def quick_profile(tmp_path_factory):
-    """(folder, log of the first run, log of the second run) of a real ``--quick`` profile."""
+    """(folder, log of the first run, log of the second run) of a real ``--quick`` profile.
+
+    Made once per test session even under pytest-xdist: the first worker runs it under a file
+    lock in the session's shared temporary folder, the others read what it left.
+    """
+    import fcntl
+    import json
+
     from gencl.profile import run_profile
 
-    folder = tmp_path_factory.mktemp("profile")
-    first: list[str] = []
-    run_profile(folder, quick=True, only=["memory"], progress=False, log=first.append)
-    second: list[str] = []
-    run_profile(folder, quick=True, progress=False, log=second.append)
+    shared = tmp_path_factory.getbasetemp().parent
+    folder, logs = shared / "profile_quick", shared / "profile_quick_logs.json"
+    with open(shared / "profile_quick.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not logs.exists():
+            first: list[str] = []
+            run_profile(folder, quick=True, only=["memory"], progress=False, log=first.append)
+            second: list[str] = []
+            run_profile(folder, quick=True, progress=False, log=second.append)
+            logs.write_text(json.dumps([first, second]))
+    first, second = json.loads(logs.read_text())
     return folder, first, second
