@@ -67,8 +67,51 @@ def _peaks(info: Mapping[str, Any]) -> dict[str, float]:
     return out
 
 
-#: analysis name → function giving extra drawable series from its raw series.
-VIEWS = {"occupancy": occupancy_views}
+def vectorization_views(series: Mapping[str, Any]) -> dict[str, Any]:
+    """One bar chart per dtype/scope: speedup over scalar at each vector width."""
+    out = {}
+    for label, s in series.items():
+        if isinstance(s, Mapping) and s.get("vector_width") and s.get("speedup"):
+            out[f"vectorization_{label.replace('/', '_')}"] = {
+                "title": f"Vectorization speedup: {label}", "kind": "bar",
+                "labels": [f"width {w}" for w in s["vector_width"]], "values": s["speedup"],
+                "ylabel": "speedup over scalar (×)"}
+    return out
+
+
+def divergence_views(series: Mapping[str, Any]) -> dict[str, Any]:
+    """Relative performance vs convergent items (curve), vs divergent fraction, and the map."""
+    out: dict[str, Any] = {}
+    conv = series.get("conv_items")
+    if isinstance(conv, Mapping) and conv.get("conv_items"):
+        out["divergence_curve"] = {
+            "title": "Divergence: performance vs convergent work items (4 branches)",
+            "x": conv["conv_items"], "y": conv.get("relative_performance", []),
+            "xlabel": "convItems (consecutive work items taking one branch)",
+            "ylabel": "performance relative to the best", "xscale": "log"}
+    frac = series.get("f_divergence")
+    if isinstance(frac, Mapping) and frac.get("fraction"):
+        out["divergence_fraction"] = {
+            "title": "Performance vs divergent fraction (seed 001)",
+            "x": frac["fraction"], "y": frac.get("relative_performance", []),
+            "xlabel": "divergent fraction", "ylabel": "performance relative to none"}
+    grid = (series.get("branch_map") or {}).get("time_relative_to_one_branch")
+    if isinstance(grid, Mapping) and grid:
+        rows = sorted(grid, key=lambda k: int(k))
+        cols = sorted({c for r in rows for c in grid[r]}, key=lambda k: int(k))
+        out["divergence_map"] = {
+            "title": "Divergence map: time relative to one branch",
+            "z": [[grid[r].get(c) for c in cols] for r in rows], "x": cols, "y": rows,
+            "xlabel": "convItems", "ylabel": "branches", "zlabel": "time / time with 1 branch"}
+    return out
+
+
+#: analysis name → function giving the drawable series that replace its raw ones.
+VIEWS = {"occupancy": occupancy_views, "vectorization": vectorization_views,
+         "divergence": divergence_views}
+#: raw series a view replaces (drawn through the view only).
+RAW = {"occupancy": ("curves", "itypes"), "divergence": ("conv_items", "f_divergence",
+                                                          "branch_map")}
 
 
 def drawable_series(analysis: str | None, series: Mapping[str, Any]) -> dict[str, Any]:
@@ -78,7 +121,7 @@ def drawable_series(analysis: str | None, series: Mapping[str, Any]) -> dict[str
     if view is not None:
         derived = view(series)
         if derived:
-            for raw in ("curves", "itypes"):
+            for raw in RAW.get(analysis or "", tuple(series)):
                 out.pop(raw, None)
             out.update(derived)
     return out
