@@ -1,0 +1,63 @@
+"""gencl space: the cache is resumable and shardable, the report files are what issue 6 asks for."""
+
+from __future__ import annotations
+
+import json
+
+from gencl.cli import main
+from gencl.space import limits_for, open_results, space_points
+from gencl.spec import load_spec
+
+SUMMARY_KEYS = {"device", "n", "dtype", "space_size", "measured", "best_time_s", "best_knobs",
+                "baseline_time_s", "copy_bw_Bps", "peers", "temporal_best_time_per_sweep_s"}
+
+
+def test_shards_partition_the_space():
+    spec, limits = load_spec("jacobi"), limits_for("nvidia")
+    fixed = {"dtype": "float32"}
+    whole = space_points(spec, limits, fixed=fixed)
+    parts = [space_points(spec, limits, fixed=fixed, shard=(i, 3)) for i in range(3)]
+    assert sorted(map(str, sum(parts, []))) == sorted(map(str, whole))
+
+
+def test_sample_keeps_the_named_variants():
+    spec = load_spec("jacobi")
+    always = list(spec.extra["variants"].values())
+    pts = space_points(spec, limits_for("nvidia"), fixed={"dtype": "float32"}, sample=15,
+                       always=always)
+    names = {spec.extra["variant_name"](p) for p in pts}
+    assert set(spec.extra["variants"]) <= names and len(pts) == 15
+
+
+def test_space_command_writes_cache_report_and_resumes(tmp_path, capsys):
+    out = tmp_path / "jacobi"
+    argv = ["space", "jacobi", "--quick", "--size", "n=64", "--variant", "BE", "--knob",
+            "block_x=1", "--knob", "block_y=1", "--knob", "workgroup=(32, 4)", "--peers", "yes",
+            "--repeats", "3", "--out", str(out)]
+    assert main(argv + ["--shard", "0/2"]) == 0
+    first = json.loads((out / "space.json").read_text())["results"]
+    assert main(argv + ["--shard", "1/2"]) == 0
+    results = json.loads((out / "space.json").read_text())["results"]
+    assert len(first) <= len(results) and all(r["status"] == "ok" for r in results)
+    assert main(argv) == 0  # resume: nothing left to measure
+    assert len(json.loads((out / "space.json").read_text())["results"]) == len(results)
+    summary = json.loads((out / "summary.json").read_text())
+    assert set(summary) == SUMMARY_KEYS
+    assert summary["n"] == 64 and summary["measured"] == len(results) == summary["space_size"]
+    assert summary["copy_bw_Bps"] > 0 and summary["peers"]["hand_opencl"] > 0
+    assert summary["temporal_best_time_per_sweep_s"] is None
+    report = (out / "report.md").read_text()
+    assert "12 B" in report and "Table 2" in report
+    assert (out / "roofline.png").stat().st_size > 1000
+
+
+def test_open_results_resumes_from_a_finished_file(tmp_path):
+    path = tmp_path / "space.json"
+    path.write_text(json.dumps({"results": [{"variant_id": "a", "status": "ok"}]}))
+    sink = open_results(path, {"schema_version": "1.0"})
+    assert sink.done_ids == {"a"}
+
+
+def test_unknown_variant_is_one_line_error(capsys):
+    assert main(["space", "jacobi", "--variant", "vec5", "--quick"]) == 2
+    assert "vec5" in capsys.readouterr().err
