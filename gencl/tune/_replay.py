@@ -19,8 +19,9 @@ from gencl.model import load_results, point_key
 class ReplayEngine:
     """Recorded measurements of one spec's space, keyed by point."""
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike, *, delay_s: float = 0.0) -> None:
         self.path = str(path)
+        self.delay_s = delay_s  # wall time per evaluation, to exercise workers like a device
         data = load_results(path)
         self.header = {k: v for k, v in data.items() if k != "results"}
         self.device: dict[str, Any] = dict(data.get("device") or {})
@@ -43,6 +44,9 @@ class ReplayEngine:
     def evaluate(self, spec: Any, point: Mapping[str, Any]) -> Measurement:
         """The recorded measurement of *point*."""
         self.evaluations += 1
+        if self.delay_s:
+            import time
+            time.sleep(self.delay_s)
         record = self._records.get(point_key(point))
         if record is None:
             return Measurement("", spec.name, dict(point), {}, "error",

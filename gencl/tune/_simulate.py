@@ -59,6 +59,7 @@ def _optuna_run(spec: Any, space: SearchSpace, replay: ReplayEngine, sampler_nam
     def record(m: Any) -> None:
         times.append(m.median_s if m.ok else None)
 
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
     study = optuna.create_study(sampler=sampler, direction="minimize")
 
     def stop(study: optuna.Study, trial: Any) -> None:

@@ -28,13 +28,29 @@ def storage_url(storage: str | None, default_path: str | Path) -> str:
     return f"sqlite:///{default_path}"
 
 
-def open_storage(url: str) -> BaseStorage:
+def open_storage(url: str, *, attempts: int = 3) -> BaseStorage:
+    """The Optuna storage behind *url*; workers starting together on a fresh database race to
+    create its tables, so a creation conflict is retried."""
+    import time
+
+    for attempt in range(attempts):
+        try:
+            return _open(url)
+        except GenclError as exc:
+            if "IntegrityError" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.5 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+def _open(url: str) -> BaseStorage:
     if url.startswith("journal:") or url.endswith((".log", ".journal")):
         path = url.removeprefix("journal:")
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         return JournalStorage(JournalFileBackend(path))
     import warnings
 
+    url = _postgres_driver(url)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # heartbeat options are marked experimental
@@ -47,3 +63,14 @@ def open_storage(url: str) -> BaseStorage:
     except Exception as exc:  # noqa: BLE001 -- SQLAlchemy: unknown dialect, refused connection
         raise GenclError(f"--storage {url}: {type(exc).__name__}: "
                          f"{str(exc).splitlines()[0][:200]}") from None
+
+
+def _postgres_driver(url: str) -> str:
+    """SQLAlchemy 2.1 maps ``postgresql://`` to psycopg 3; use psycopg2 where only it exists."""
+    import importlib.util
+
+    if url.startswith(("postgresql://", "postgres://")) and \
+            importlib.util.find_spec("psycopg") is None and \
+            importlib.util.find_spec("psycopg2") is not None:
+        return "postgresql+psycopg2://" + url.split("://", 1)[1]
+    return url

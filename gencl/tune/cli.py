@@ -89,7 +89,8 @@ def _tune(spec, args: argparse.Namespace) -> int:
     if args.replay:
         from gencl.tune import fixed_from_records
 
-        evaluator = ReplayEngine(args.replay)
+        evaluator = ReplayEngine(args.replay,
+                                 delay_s=float(os.environ.get("GENCL_REPLAY_DELAY_S", 0)))
         fixed = {**fixed_from_records(spec, evaluator.records), **fixed}
         device = evaluator.device
         sizes_of = _replay_sizes(evaluator)
@@ -111,6 +112,10 @@ def _tune(spec, args: argparse.Namespace) -> int:
     if args.workers > 1 and not os.environ.get("GENCL_TUNE_WORKER"):
         from gencl.tune._workers import run_workers, worker_devices
 
+        import optuna
+
+        optuna.create_study(study_name=study_name, storage=open_storage(url),
+                            direction="minimize", load_if_exists=True)  # tables before workers
         argv = _worker_argv(args, url, study_name)
         codes = run_workers(argv, args.workers, worker_devices(args.device, args.workers))
         print(f"{args.workers} workers finished (exit codes {codes})")

@@ -1,0 +1,92 @@
+"""Studies on real Optuna storages (SQLite, journal) over replayed measurements."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import jsonschema
+import pytest
+from optuna.trial import TrialState
+
+from gencl.model import params_from
+from gencl.spec import load_spec
+from gencl.tune import (
+    ModelGuidedSampler, ReplayEngine, SearchSpace, export_t4, fixed_from_records, make_sampler,
+    open_storage, params_key, predictions, run_study)
+
+
+def _space(replay):
+    spec = load_spec("copy")
+    return spec, SearchSpace(spec, fixed_from_records(spec, replay.records))
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "journal"])
+def test_study_survives_failures_and_resumes(kind, tmp_path, cache_with_failures):
+    replay = ReplayEngine(cache_with_failures)
+    spec = load_spec("copy")
+    space = SearchSpace(spec, {**fixed_from_records(spec, replay.records), "workgroup": 256})
+    url = f"sqlite:///{tmp_path}/s.db" if kind == "sqlite" else f"journal:{tmp_path}/s.journal"
+    study = run_study(spec, space, replay, study_name="t", storage=open_storage(url),
+                      sampler=make_sampler("grid", space, seed=0), trials=8)
+    done = {t.number: t.value for t in study.trials if t.state == TrialState.COMPLETE}
+    assert len(study.trials) == 8
+    # a second run on the same storage continues the same study over the whole grid (20 points:
+    # 15 in the space, 5 excluded by the spec); nothing finished is lost
+    study2 = run_study(spec, space, replay, study_name="t", storage=open_storage(url),
+                       sampler=make_sampler("grid", space, seed=0), trials=20)
+    again = {t.number: t.value for t in study2.trials if t.state == TrialState.COMPLETE}
+    assert all(again[n] == v for n, v in done.items())
+    states = [t.state for t in study2.trials]
+    assert len(states) == 20 and states.count(TrialState.PRUNED) == 5
+    failed = [t for t in study2.trials if t.state == TrialState.FAIL]
+    # each failure is a failed trial with its reason; the study went on past it
+    assert sorted(t.user_attrs["status"] for t in failed) == ["build_error", "wrong_answer"]
+    assert all(t.user_attrs["reason"].startswith("recorded") for t in failed)
+    assert states.count(TrialState.COMPLETE) == 13
+
+
+def test_guided_sampler_starts_from_the_best_predictions(cache):
+    replay = ReplayEngine(cache)
+    spec, space = _space(replay)
+    params = params_from({}, replay.device)
+    sizes = {json.dumps(r["point"], sort_keys=True): r["sizes"] for r in replay.records}
+    predicted = predictions(spec, space, lambda p: sizes[json.dumps(p, sort_keys=True)], params,
+                            workers=1)
+    assert len(predicted) == len(replay.records)
+    with pytest.warns(UserWarning, match="experimental"):
+        sampler = ModelGuidedSampler(space.distributions(), predicted, n_model_first=3, seed=1)
+    study = run_study(spec, space, replay, study_name="g", storage=None, sampler=sampler,
+                      trials=8)
+    ranked = sorted(predicted, key=predicted.get)
+    first = [params_key(t.params) for t in study.trials[:3]]
+    assert first == ranked[:3]
+    assert len({params_key(t.params) for t in study.trials}) == 8  # no point proposed twice
+
+
+def test_export_t4_validates_against_kernel_tuner_schema(tmp_path, cache_with_failures):
+    from importlib.resources import files
+
+    replay = ReplayEngine(cache_with_failures)
+    spec, space = _space(replay)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        study = run_study(spec, space, replay, study_name="x", storage=None,
+                          sampler=make_sampler("grid", space, seed=0), trials=100)
+    path = export_t4(study, space, tmp_path / "t4.json", {"device": replay.device})
+    data = json.loads(path.read_text())
+    schema = json.loads(files("kernel_tuner").joinpath(
+        "schema/T4/1.0.0/results-schema.json").read_text())
+    jsonschema.validate(data, schema)
+    kinds = [r["invalidity"] for r in data["results"]]
+    # the whole grid: 73 measured, the two recorded failures, 25 excluded by the spec
+    assert len(kinds) == 100 and kinds.count("correct") == 73
+    assert kinds.count("compile") == kinds.count("correctness") == 1
+    assert kinds.count("constraints") == 25
+
+
+def test_bad_storage_url_is_one_line(tmp_path):
+    from gencl.errors import GenclError
+
+    with pytest.raises(GenclError, match="--storage"):
+        open_storage("nosuchdb://x")
