@@ -43,7 +43,7 @@ def fmt(value: Any, unit: str = "", *, with_unit: bool = True) -> str:
                 return f"{value / scale:.3g}" + (f" {name}" if with_unit else "")
         return f"{value:.0f}" + (" B" if with_unit else "")
     scale, label = _SCALES.get(unit, (1.0, unit))
-    text = f"{value / scale:.3g}"
+    text = f"{value / scale:.4g}"
     return f"{text} {label}".strip() if with_unit else text
 
 
