@@ -79,9 +79,15 @@ def program(point):
     return lp.fix_parameters(t, K=int(point["chain"]))
 
 
+#: Room left for the kernel's own local memory: NVIDIA reports 1 byte for a kernel without any,
+#: and pad + that must not exceed MaxLocalMem. 64 B keeps floor(MaxLocalMem/concWG) − 64 above
+#: MaxLocalMem/(concWG+1) for every concWG up to 27 on 48 KiB, so the pad still caps concurrency.
+PAD_SLACK = 64
+
+
 def _local_pad_bytes(point, device):
-    # eq. 2: localMem = floor(MaxLocalMem / concWG)
-    return int(device.local_mem_bytes) // int(point["conc_wg"])
+    # eq. 2: localMem = floor(MaxLocalMem / concWG), less the kernel's own share
+    return int(device.local_mem_bytes) // int(point["conc_wg"]) - PAD_SLACK
 
 
 def sizes(point, device, quick):

@@ -97,6 +97,9 @@ BASE_SWEEP = [{"dtype": d, "vector_width": w, "reads": r, "loop": loop, "unroll"
 # seed 000 Fig. 6: bandwidth against reads per work item, for each loop kind
 READS_SWEEP = [{"dtype": "float32", "vector_width": 1, "reads": r, "loop": loop, "unroll": u}
                for r in (1, 4, 64) for loop, u in LOOP_KINDS]
+# a true copy (one read, one write per element) for every element size: copy_bw_Bps
+COPY_SWEEP = [{"dtype": d, "vector_width": w, "reads": 1, "loop": "constant", "unroll": "full"}
+              for d, w in ELEMENTS if (d, w) != ("float32", 1)]
 # bandwidth against work-group size (the 256 point is in BASE_SWEEP)
 OCCUPANCY_SWEEP = [{"dtype": "float32", "vector_width": 4, "reads": 16, "loop": "constant",
                     "unroll": "full", "workgroup": wg} for wg in (64, 128, 512, 1024)]
@@ -119,7 +122,7 @@ SPEC = BenchmarkSpec(
     sizes=sizes,
     verify_sizes=verify_sizes,
     metrics={"bytes": bytes_moved},
-    sweep=BASE_SWEEP + READS_SWEEP + OCCUPANCY_SWEEP,
+    sweep=BASE_SWEEP + READS_SWEEP + COPY_SWEEP + OCCUPANCY_SWEEP,
     quick_sweep=BASE_SWEEP + OCCUPANCY_SWEEP[::3],
     constraints=[_full_unroll_needs_constant, _vectors_of_floats],
     analysis="bandwidth",

@@ -46,8 +46,8 @@ def verify_variant(engine: OpenCLEngine, spec: BenchmarkSpec, built: Any,
         out = got[name]
         if out.size != exp.size:
             return float("inf")
-        worst = max(worst, compare(out.reshape(exp.shape), exp,
-                                   tolerance(spec, exp.dtype) or 0.0))
+        error = compare(out.reshape(exp.shape), exp, tolerance(spec, exp.dtype) or 0.0)
+        worst = error if not error <= worst else worst  # a NaN error must win, not vanish
     return worst
 
 
