@@ -105,6 +105,54 @@ class Engine(abc.ABC):
 
     @abc.abstractmethod
     def build(self, variant: Variant) -> Built:
+        """Build *variant*; raise ``BuildFailure`` (status, reason) when it cannot be built."""
+
+    @abc.abstractmethod
+    def time(self, built: Built, bound: Bound, *, min_time_s: float) -> dict[str, Any]:
+        """Time launches; return samples_s, launches_per_sample, attempts, wide_spread, clock."""
+
+
+class OpenCLEngine(Engine):
+    """The real engine on an OpenCL device (PoCL's CPU device by default).
+
+    Args:
+        device: index or name substring (see ``gencl devices``); None → default.
+        repeats: samples per measurement (seed 000 uses 25).
+        min_sample_s: shortest sample; launches are batched so a sample is well above the timer
+            resolution (NVIDIA OpenCL reports 1 µs).
+        max_rel_spread: re-measure when 1.96 σ exceeds this fraction of the median.
+        max_attempts: measurements taken before giving up on a tight spread (flagged, not hidden).
+        timeout_s: a launch (or batch) not finished by then is recorded as ``timeout``.
+        build_options: passed to every build (e.g. ``-cl-nv-verbose``).
+    """
+
+    def __init__(self, device: str | int | None = None, *, repeats: int = 25,
+                 min_sample_s: float | None = None, max_rel_spread: float = 0.05,
+                 max_attempts: int = 3, timeout_s: float = 60.0, build_options: str = "") -> None:
+        import pyopencl as cl
+
+        self.cl_device, self.info = select_device(device)
+        self.ctx = cl.Context([self.cl_device])
+        self.queue = cl.CommandQueue(
+            self.ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        self.repeats = repeats
+        self.min_sample_s = min_sample_s or max(50 * self.info.timer_resolution_s, 2e-4)
+        self.max_rel_spread = max_rel_spread
+        self.max_attempts = max_attempts
+        self.timeout_s = timeout_s
+        self.build_options = build_options
+        self._built: dict[str, Built] = {}
+
+    def reset(self) -> None:
+        """A fresh queue after a timeout or device error (the old one may hold a stuck launch)."""
+        import pyopencl as cl
+
+        self.queue = cl.CommandQueue(
+            self.ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+
+    # {{{ build and bind
+
+    def build(self, variant: Variant) -> Built:
         built = build_program(self.ctx, self.cl_device, variant, self.build_options, self._built)
         wg = int(np.prod([int(s) if str(s).isdigit() else 1 for s in variant.local_size]))
         # the device limit, not CL_KERNEL_WORK_GROUP_SIZE: NVIDIA's OpenCL reports 256 for
