@@ -31,7 +31,13 @@ SECTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
 
 
 def section_of(series_name: str, analysis: str | None) -> str:
-    """The report section a series belongs to (by its name first, then its analysis's)."""
+    """The report section a series belongs to (by its name first, then its analysis's).
+
+    A series named after a section (``constant_…``, ``alu_fetch_…``) goes there even when a word
+    of an earlier section (``bandwidth``, ``latency``) appears later in its name."""
+    for key in SECTIONS:
+        if series_name.lower().startswith(f"{key}_"):
+            return key
     for text in (series_name.lower(), (analysis or "").lower()):
         for key, (_, words) in SECTIONS.items():
             if any(w in text for w in words):

@@ -31,6 +31,8 @@ def fmt(value: Any, unit: str = "", *, with_unit: bool = True) -> str:
         if value and all(isinstance(v, Mapping) for v in value):
             return "; ".join(", ".join(f"{k}={fmt(v, with_unit=False)}" for k, v in d.items())
                              for d in value)
+        if unit == "B" and with_unit:  # sizes scale one by one: "2 KiB/64 KiB", not "2/64 B"
+            return "/".join(fmt(v, unit) for v in value)
         return "/".join(fmt(v, unit, with_unit=False) for v in value) + \
             (f" {_scaled_unit(unit)}" if with_unit and unit else "")
     if isinstance(value, Mapping):
@@ -74,6 +76,12 @@ def _multi(chars: Mapping[str, Any], base: str) -> str:
         return fmt(chars[base].value, chars[base].unit, with_unit=False)
     levels = [chars[f"{base}_ilp{k}"] for k in (1, 2, 4, 8) if f"{base}_ilp{k}" in chars]
     return "/".join(fmt(c.value, c.unit, with_unit=False) for c in levels) or "–"
+
+
+def _with_unit(chars: Mapping[str, Any], name: str) -> str:
+    """A value with its unit (cache sizes: "2 KiB", not a bare "2")."""
+    c = chars.get(name)
+    return "–" if c is None or c.value in (None, []) else fmt(c.value, c.unit)
 
 
 def _first(chars: Mapping[str, Any], *names: str) -> str:
@@ -190,7 +198,7 @@ def table_iii(profile: DeviceProfile) -> list[str]:
         rows.append([label, _multi(chars, f"{mem}_bw_Bps"),
                      _multi(chars, f"{mem}_issue_latency_cycles"),
                      _first(chars, f"{mem}_completion_latency_cycles", f"{mem}_latency_cycles"),
-                     _multi(chars, f"{mem}_cache_bytes")])
+                     _with_unit(chars, f"{mem}_cache_bytes")])
     lines += ["**Local, constant and private memory** (4-byte elements)", ""]
     lines += _table(["memory", "bandwidth", "λ", "Λ", "cache size"], rows) + [""]
     return lines

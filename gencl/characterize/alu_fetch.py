@@ -1,0 +1,207 @@
+"""ALU:fetch balance (seed 004 §IV-A): the ratio where a kernel's bound moves from memory to ALU.
+
+Over the swept ALU:fetch ratio ρ a kernel's time follows the roofline,
+
+    t(ρ) ≈ max(T_mem, k · ρ)
+
+flat while the loads dominate (bytes / bandwidth), then proportional to the arithmetic
+(ops / peak). ``fit_balance`` fits the two asymptotes in log time (every split of the measured
+ratios into a flat left part and a proportional right part, least squares, best split kept); the
+balance point is where they cross, ρ* = T_mem / k. It is reported in three units: seed 004's
+ratio (4 ALU instructions per fetch = 1.0), operations per byte moved (the roofline ridge, FLOP/B)
+and operations per load instruction (FLOP per fetched float or float4). A curve still flat at the
+largest ratio (or rising from the smallest) has no balance inside the sweep: the analysis says so
+and reports no number. ``rise_ratio`` is where time first exceeds the flat level by 10 %, the
+point seed 004 reads off its plots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gencl.characterize._cycles import ok_records
+from gencl.characterize._registry import AnalysisResult, Characteristic, analysis
+
+#: rise over the flat part that counts as "time starts rising"
+RISE = 1.10
+
+
+@dataclass(frozen=True)
+class Balance:
+    """Two asymptotes of t(ρ): flat ``t_mem`` and ``slope``·ρ; ``ratio`` = t_mem / slope."""
+
+    t_mem: float
+    slope: float
+    rms_rel_error: float
+    ratio_min: float
+    ratio_max: float
+
+    @property
+    def ratio(self) -> float:
+        return self.t_mem / self.slope
+
+    @property
+    def inside(self) -> bool:
+        """Both regimes were seen: the crossing lies inside the measured ratios with the model
+        rising by at least ``RISE`` on the steep side and the flat side spanning as much (noise
+        on a flat or a straight curve would otherwise put a crossing at the sweep's edge)."""
+        return self.ratio_min * RISE <= self.ratio <= self.ratio_max / RISE
+
+    def predict(self, ratios: Sequence[float]) -> np.ndarray:
+        return np.maximum(self.t_mem, self.slope * np.asarray(ratios, float))
+
+
+def fit_balance(ratios: Sequence[float], times: Sequence[float]) -> Balance:
+    """Least-squares fit of ``log t = log max(T, k·ρ)``: every split into a flat left part and a
+    proportional right part is tried (closed form per split), the one with the smallest residual
+    of the max() model wins. Splits with an empty side give ρ* outside the measured range."""
+    x, y = np.asarray(ratios, float), np.asarray(times, float)
+    keep = np.isfinite(y) & (y > 0) & (x > 0)
+    x, y = x[keep], y[keep]
+    order = np.argsort(x)
+    lx, ly = np.log(x[order]), np.log(y[order])
+    best: tuple[float, float, float] | None = None
+    for split in range(0, len(lx) + 1):
+        left, right = ly[:split], ly[split:] - lx[split:]
+        if len(left) and len(right):
+            log_t, log_k = float(left.mean()), float(right.mean())
+        elif len(right):  # all proportional: the flat level lies below the smallest ratio
+            log_k = float(right.mean())
+            log_t = log_k + lx[0] - 1e-6
+        else:  # all flat: the crossing lies beyond the largest ratio
+            log_t = float(left.mean())
+            log_k = log_t - lx[-1] - 1e-6
+        res = ly - np.maximum(log_t, log_k + lx)
+        rss = float(res @ res)
+        if best is None or rss < best[0] - 1e-12:
+            best = (rss, log_t, log_k)
+    assert best is not None, "no measured ratio"
+    rss, log_t, log_k = best
+    return Balance(float(np.exp(log_t)), float(np.exp(log_k)), float(np.sqrt(rss / len(lx))),
+                   float(x.min()), float(x.max()))
+
+
+def rise_ratio(ratios: Sequence[float], times: Sequence[float], t_mem: float) -> float | None:
+    """First measured ratio whose time exceeds the flat level by ``RISE``."""
+    for r, t in sorted(zip(ratios, times)):
+        if t > RISE * t_mem:
+            return float(r)
+    return None
+
+
+def _type_label(point: Mapping[str, Any]) -> str:
+    w = int(point.get("vector_width", 1))
+    return "float" if w == 1 else f"float{w}"
+
+
+def _per_ratio(records: Sequence[Mapping[str, Any]]) -> dict[float, Mapping[str, Any]]:
+    """Fastest record per ratio (several work-group sizes may have run)."""
+    best: dict[float, Mapping[str, Any]] = {}
+    for r in records:
+        ratio = float(r["point"]["ratio"])
+        if ratio not in best or r["median_s"] < best[ratio]["median_s"]:
+            best[ratio] = r
+    return best
+
+
+def _balance_of(label: str, runs: dict[float, Mapping[str, Any]]
+                ) -> tuple[dict[str, Any] | None, Balance, str | None]:
+    ratios = sorted(runs)
+    times = [float(runs[r]["median_s"]) for r in ratios]
+    fit = fit_balance(ratios, times)
+    if not fit.inside:
+        where = "above" if fit.ratio >= fit.ratio_max else "below"
+        return None, fit, (f"{label}: no balance inside ratios {ratios[0]:g}…{ratios[-1]:g} "
+                           f"(the crossing of the fitted asymptotes lies {where} the sweep)")
+    # work per ratio is linear in ρ (ops) or constant (bytes, loads): scale the nearest run
+    near = min(ratios, key=lambda r: abs(np.log(r / fit.ratio)))
+    work = runs[near]["work"]
+    scale = fit.ratio / near
+    flat = [runs[r] for r in ratios if r <= fit.ratio] or [runs[ratios[0]]]
+    steep = [runs[r] for r in ratios if r >= fit.ratio] or [runs[ratios[-1]]]
+    value = {
+        "ratio": fit.ratio,
+        "alu_per_fetch": 4 * fit.ratio,
+        "ops_per_byte": float(work["flops"]) * scale / float(work["bytes"]),
+        "ops_per_load": float(work["flops"]) * scale / float(work["loads"]),
+        "rise_ratio": rise_ratio(ratios, times, fit.t_mem),
+        "memory_bound_Bps": float(np.median([r["work"]["bytes"] / r["median_s"] for r in flat])),
+        "alu_bound_flops": float(max(r["work"]["flops"] / r["median_s"] for r in steep)),
+    }
+    return value, fit, None
+
+
+@analysis("alu_fetch")
+def analyze_alu_fetch(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any],
+                      clock_hz: float | None) -> AnalysisResult:
+    """alu_fetch_balance per data type, and time / throughput vs ALU:fetch ratio."""
+    ok = [r for r in ok_records(records) if r.get("work")]
+    if not ok:
+        return AnalysisResult((), notes=("no successful ALU:fetch measurement",))
+    # one input count: the one most points ran with (the sweep's)
+    counts = [int(r["point"]["inputs"]) for r in ok]
+    inputs = max(set(counts), key=counts.count)
+    groups: dict[str, dict[float, Mapping[str, Any]]] = {}
+    for label in sorted({_type_label(r["point"]) for r in ok}, key=len):
+        runs = [r for r in ok if _type_label(r["point"]) == label
+                and int(r["point"]["inputs"]) == inputs]
+        if runs:
+            groups[label] = _per_ratio(runs)
+
+    balance: dict[str, Any] = {}
+    fits: dict[str, Balance] = {}
+    notes: list[str] = []
+    ids: list[str] = []
+    for label, runs in groups.items():
+        ids += [r["variant_id"] for r in runs.values()]
+        if len(runs) < 3:
+            notes.append(f"{label}: fewer than 3 ratios ran; no balance fitted")
+            continue
+        value, fit, note = _balance_of(label, runs)
+        fits[label] = fit
+        if value is not None:
+            balance[label] = value
+        if note:
+            notes.append(note)
+    chars = []
+    if balance:
+        chars.append(Characteristic(
+            "alu_fetch_balance", balance, "ratio (seed 004), op/B, op/load",
+            method=f"{inputs} inputs per work item; crossing of the asymptotes of "
+                   "t = max(T_mem, k·ρ) fitted in log time over the swept ratios (seed 004 "
+                   "§IV-A); ratio: 1.0 = 4 multiply-adds per fetch; ops_per_byte: FLOP per byte "
+                   "loaded or stored (roofline ridge); ops_per_load: FLOP per load instruction "
+                   "(float or float4); rise_ratio: first ratio 10 % above the flat time",
+            variants=tuple(ids)))
+
+    ratios = sorted({ratio for runs in groups.values() for ratio in runs})
+    def line(label: str, fn) -> list[float | None]:
+        runs = groups[label]
+        return [fn(runs[r]) if r in runs else None for r in ratios]
+
+    time_y: dict[str, list[float | None]] = {}
+    for label in groups:
+        time_y[label] = line(label, lambda r: float(r["median_s"]))
+        if label in fits:
+            time_y[f"{label} fit max(T, k·ρ)"] = [float(v) for v in fits[label].predict(ratios)]
+    series: dict[str, Any] = {
+        "alu_fetch_time_vs_ratio": {
+            "title": f"Time vs ALU:fetch ratio ({inputs} inputs, seed 004 Fig. 7)",
+            "x": ratios, "y": time_y, "xlabel": "ALU:fetch ratio (1.0 = 4 multiply-adds per load)",
+            "ylabel": "kernel time (s)", "xscale": "log", "yscale": "log"},
+        "alu_fetch_throughput_vs_ratio": {
+            "title": "Arithmetic throughput vs ALU:fetch ratio", "x": ratios,
+            "y": {label: line(label, lambda r: r["work"]["flops"] / r["median_s"])
+                  for label in groups},
+            "xlabel": "ALU:fetch ratio", "ylabel": "FLOP/s", "xscale": "log", "yscale": "log"},
+        "alu_fetch_memory_rate_vs_ratio": {
+            "title": "Bytes moved per second vs ALU:fetch ratio", "x": ratios,
+            "y": {label: line(label, lambda r: r["work"]["bytes"] / r["median_s"])
+                  for label in groups},
+            "xlabel": "ALU:fetch ratio", "ylabel": "B/s", "xscale": "log", "yscale": "log"},
+    }
+    return AnalysisResult(tuple(chars), series, tuple(notes))
