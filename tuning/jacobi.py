@@ -4,8 +4,8 @@ The 2-D Poisson model problem with Dirichlet boundary: ``n`` interior points per
 grid holds ``n+2`` (boundary included), h = 1/n as issue 6 writes it. One launch is one sweep
 u → u_new; a solver ping-pongs the two buffers (the tests do, over several sweeps).
 
-The math is written twice, once per boundary form (the ``boundary`` program parameter), and every
-other variant is a knob, i.e. a loopy transform:
+The update formula is written once (``update``) and used by three boundary forms (the
+``boundary`` program parameter); every other variant is a knob, i.e. a loopy transform:
 
 * ``branch`` (the baseline a user writes): (n+2) rows with a row pitch of n+16 elements (a pitched
   allocation: rows stay aligned for floatW pointers), every grid point a work item, a branch keeps
@@ -15,6 +15,11 @@ other variant is a knob, i.e. a loopy transform:
   columns, interior column j at buffer column j+16 (so rows start aligned for float16 loads), an
   interior-only domain and no branch. The boundary is fixed once: it sits in both ping-pong
   buffers and no sweep writes it.
+* ``temporal`` (temporal blocking, issue 6): ``sweeps`` = k sweeps per launch, padded layout. A
+  work-group loads its output tile (= the work-group shape) plus a k-wide halo of u and f into
+  ``__local`` tiles (work items loop over the tile points), runs k sweeps on the local tile
+  (ping-pong inside it; the valid region shrinks by one point per sweep; points on the physical
+  boundary keep their value) and writes the tile's interior. Only this form takes sweeps > 1.
 
 Knobs: vector width along x (the neighbours u_W/u_E are per-lane gathers, the rest floatW
 arithmetic), points per work item along x and y (register blocking), work-group shape (x, y;
@@ -35,6 +40,12 @@ OMEGA = 0.8
 QUIET = ["vectorize_failed", "write_race(u_fetch_rule)", "v1_scheduler_fallback"]
 
 
+def update(c: str, west: str, east: str, north: str, south: str, f: str) -> str:
+    """The ω-Jacobi update of a point from its value, four neighbours and f (loopy expression);
+    the summation order is numpy's (reference ``sweep``)."""
+    return f"(1 - omega) * {c} + omega * 0.25 * ({west} + {east} + {north} + {south} + h2 * {f})"
+
+
 def _args(dtype, cols, padded):
     return [lp.GlobalArg("u", dtype, shape=("n + 2", cols)),
             lp.GlobalArg("f", dtype, shape=("n + 2", cols)),
@@ -44,43 +55,126 @@ def _args(dtype, cols, padded):
 
 def program(point):
     dtype = DTYPES[point["dtype"]]
+    if point["boundary"] == "temporal":
+        return _temporal_program(point)
     if point["boundary"] == "padded":
         o = PAD
+        new = update(f"u[i + 1, j + {o}]", "w", "e", f"u[i, j + {o}]", f"u[i + 2, j + {o}]",
+                     f"f[i + 1, j + {o}]")
         return lp.make_kernel(
             "{[i, j]: 0 <= i < n and 0 <= j < n}",
             f"""
             <> w = u[i + 1, j + {o - 1}] {{id=w}}
             <> e = u[i + 1, j + {o + 1}] {{id=e}}
-            u_new[i + 1, j + {o}] = (1 - omega) * u[i + 1, j + {o}] + omega * 0.25 * (w + e \
-                + u[i, j + {o}] + u[i + 2, j + {o}] + h2 * f[i + 1, j + {o}]) {{dep=w:e}}
+            u_new[i + 1, j + {o}] = {new} {{dep=w:e}}
             """,
             _args(dtype, f"n + {2 * PAD}", True), name="jacobi", target=lp.PyOpenCLTarget(),
             lang_version=(2018, 2), silenced_warnings=QUIET)
+    new = update("u[i, j]", "w", "e", "u[i - 1, j]", "u[i + 1, j]", "f[i, j]")
     return lp.make_kernel(
         "{[i, j]: 0 <= i < n + 2 and 0 <= j < n + 2}",
-        """
+        f"""
         if i == 0 or j == 0 or i == n + 1 or j == n + 1
-            u_new[i, j] = u[i, j] {id=keep, nosync=upd}
+            u_new[i, j] = u[i, j] {{id=keep, nosync=upd}}
         else
-            <> w = u[i, j - 1] {id=w}
-            <> e = u[i, j + 1] {id=e}
-            u_new[i, j] = (1 - omega) * u[i, j] + omega * 0.25 * (w + e \
-                + u[i - 1, j] + u[i + 1, j] + h2 * f[i, j]) {id=upd, dep=w:e, nosync=keep}
+            <> w = u[i, j - 1] {{id=w}}
+            <> e = u[i, j + 1] {{id=e}}
+            u_new[i, j] = {new} {{id=upd, dep=w:e, nosync=keep}}
         end
         """,
         _args(dtype, f"n + {PAD}", False), name="jacobi", target=lp.PyOpenCLTarget(),
         lang_version=(2018, 2), silenced_warnings=QUIET)
 
 
+def temporal_tile(point):
+    """(rows, columns) of the local tile of the temporal form: work-group + a k-wide halo."""
+    wx, wy = point["workgroup"]
+    k = point["sweeps"]
+    return wy + 2 * k, wx + 2 * k
+
+
+def _temporal_program(point):
+    """k sweeps per launch on a local tile (temporal blocking).
+
+    Inames ``i``/``j`` are the output points (rounded up to whole work-groups), so the workgroup
+    knob splits them into group and local ids as in the other forms; ``i % wy``/``j % wx`` is a
+    work item's place in its tile. Work items loop (p, q) over the tile points. The tile of u is
+    ping-ponged in ``u_tile[s % 2]``; sweep s updates the tile points at distance > s from the
+    tile edge. The loop-carried dependency (sweep s reads what sweep s−1 wrote) is not seen by
+    loopy's barrier insertion, so each sweep starts with an explicit local barrier.
+    """
+    dtype = DTYPES[point["dtype"]]
+    wx, wy = point["workgroup"]
+    k = point["sweeps"]
+    ty, tx = temporal_tile(point)
+    npp, nq = -(-ty // wy), -(-tx // wx)
+
+    def at(p, q):  # tile index, logical grid row and column of a work item's (p, q) point
+        return (f"(i % {wy}) + {wy} * {p}", f"(j % {wx}) + {wx} * {q}",
+                f"i + {1 - k} + {wy} * {p}", f"j + {1 - k} + {wx} * {q}")
+
+    def on_tile(r, c):
+        return f"{r} < {ty} and {c} < {tx}"
+
+    r0, c0, gr0, gc0 = at("p0", "q0")
+    in_grid = f"{gr0} >= 0 and {gr0} <= n + 1 and {gc0} >= 0 and {gc0} <= n + 1"
+    r, c, gr, gc = at("p", "q")
+    interior = f"{gr} >= 1 and {gr} <= n and {gc} >= 1 and {gc} <= n"
+    live = f"{r} >= s + 1 and {r} < {ty - 1} - s and {c} >= s + 1 and {c} < {tx - 1} - s"
+
+    def cur(dr, dc):
+        return f"u_tile[s % 2, {r} + {dr}, {c} + {dc}]"
+
+    new = update(cur(0, 0), cur(0, -1), cur(0, 1), cur(-1, 0), cur(1, 0), f"f_tile[{r}, {c}]")
+    col = f"{PAD - 1} + {gc0}"  # buffer column of logical column gc0
+    text = f"""
+    for p0, q0
+      if {on_tile(r0, c0)}
+        u_tile[0, {r0}, {c0}] = u[{gr0}, {col}] if {in_grid} else 0 {{id=load_u}}
+        f_tile[{r0}, {c0}] = f[{gr0}, {col}] if {in_grid} else 0 {{id=load_f}}
+      end
+    end
+    for s
+      ... lbarrier {{id=sweep_barrier, dep=load_u:load_f}}
+      for p, q
+        if {on_tile(r, c)} and {live}
+          u_tile[(s + 1) % 2, {r}, {c}] = {new} if {interior} else {cur(0, 0)} \
+            {{id=sweep, dep=sweep_barrier}}
+        end
+      end
+    end
+    if i < n and j < n
+      u_new[i + 1, j + {PAD}] = u_tile[{k % 2}, (i % {wy}) + {k}, (j % {wx}) + {k}] \
+        {{id=store, dep=sweep}}
+    end
+    """
+    domains = [
+        f"{{[i, j]: 0 <= i < {wy} * floor((n + {wy - 1}) / {wy}) "
+        f"and 0 <= j < {wx} * floor((n + {wx - 1}) / {wx})}}",
+        f"{{[s]: 0 <= s < {k}}}",
+        f"{{[p, q, p0, q0]: 0 <= p, p0 < {npp} and 0 <= q, q0 < {nq}}}"]
+    local = lp.AddressSpace.LOCAL
+    temps = [lp.TemporaryVariable("u_tile", dtype, shape=(2, ty, tx), address_space=local),
+             lp.TemporaryVariable("f_tile", dtype, shape=(ty, tx), address_space=local)]
+    t = lp.make_kernel(domains, text, _args(dtype, f"n + {2 * PAD}", True) + temps,
+                       name="jacobi", target=lp.PyOpenCLTarget(), lang_version=(2018, 2),
+                       seq_dependencies=False, silenced_warnings=QUIET)
+    return lp.prioritize_loops(t, "s,p,q")
+
+
 # {{{ data and reference
 
+def _padded_layout(point):
+    return point["boundary"] in ("padded", "temporal")
+
+
 def columns(point, n):
-    return n + (2 * PAD if point["boundary"] == "padded" else PAD)
+    return n + (2 * PAD if _padded_layout(point) else PAD)
 
 
 def first_column(point):
     """Buffer column of grid column 0 (the left boundary)."""
-    return PAD - 1 if point["boundary"] == "padded" else 0
+    return PAD - 1 if _padded_layout(point) else 0
 
 
 def to_layout(grid, point, n, fill=np.nan):
@@ -123,7 +217,7 @@ def inputs(point, sizes, rng):
     u, f = random_grids(point, n, rng)
     omega, h2 = coefficients(point, sizes)
     values = {"u": to_layout(u, point, n), "f": to_layout(f, point, n), "omega": omega, "h2": h2}
-    if point["boundary"] == "padded":
+    if _padded_layout(point):
         # the boundary is fixed once in both ping-pong buffers; the interior is poisoned so a
         # point the kernel misses cannot pass
         start = u.copy()
@@ -132,11 +226,12 @@ def inputs(point, sizes, rng):
     return values
 
 
-def reference(values, point, sizes, sweeps=1):
+def reference(values, point, sizes, launches=1):
+    """*launches* launches of the point's kernel: launches × k sweeps (k = 1 but for temporal)."""
     n = sizes["n"]
     u = np.array(from_layout(values["u"], point, n))
     f = from_layout(values["f"], point, n)
-    for _ in range(sweeps):
+    for _ in range(launches * point["sweeps"]):
         u = sweep(u, f, values["omega"], values["h2"])
     return {"u_new": to_layout(u, point, n)}
 
@@ -159,12 +254,20 @@ VARIANTS = {
        for w in (4, 8, 16)},
     "BE_mcStat": {"boundary": "padded", "vector_width": 1, "local": "static"},
     "BE_mcDyn": {"boundary": "padded", "vector_width": 1, "local": "dynamic"},
+    **{f"TB{k}": {"boundary": "temporal", "sweeps": k, "vector_width": 1, "local": "static"}
+       for k in (2, 4, 8)},
 }
+
+#: temporal blocking: sweeps per launch and the few work-group (= output tile) shapes it takes
+TEMPORAL_SWEEPS = (2, 4, 8)
+TEMPORAL_WORKGROUPS = ((32, 4), (32, 8), (64, 4), (64, 8), (128, 4), (32, 16))
 
 
 def variant_name(point):
     """The hand-variant name of a point (seed 003's naming: vec4_BE_mcStat)."""
     parts = []
+    if point["boundary"] == "temporal":
+        parts.append(f"TB{point['sweeps']}")
     if point["vector_width"] > 1:
         parts.append(f"vec{point['vector_width']}")
     if point["boundary"] == "padded":
@@ -175,8 +278,10 @@ def variant_name(point):
 
 
 def tile(point):
-    """Grid points one work-group updates along x and y."""
+    """Grid points one work-group updates along x and y (writes, for the temporal form)."""
     wx, wy = point["workgroup"]
+    if point["boundary"] == "temporal":
+        return wx, wy
     return wx * point["block_x"] * point["vector_width"], wy * point["block_y"]
 
 
@@ -184,8 +289,12 @@ def local_bytes(point):
     """Footprint of the cached tile (halo included), as add_prefetch's bounding box sizes it."""
     if point["local"] == "none":
         return 0
+    itemsize = np.dtype(DTYPES[point["dtype"]]).itemsize
+    if point["boundary"] == "temporal":  # u_tile (two halves) and f_tile
+        rows, cols = temporal_tile(point)
+        return 3 * rows * cols * itemsize
     tx, ty = tile(point)
-    return (tx + 2) * (ty + 2) * np.dtype(DTYPES[point["dtype"]]).itemsize
+    return (tx + 2) * (ty + 2) * itemsize
 
 
 def sizes(point, device, quick):
@@ -205,14 +314,36 @@ def verify_sizes(point, device):
 
 
 def bytes_moved(point, sizes):
-    """Effective traffic: read u, read f, write u_new once per interior point (12 B in float32)."""
-    return 3 * np.dtype(DTYPES[point["dtype"]]).itemsize * sizes["n"] ** 2
+    """Effective traffic: read u, read f, write u_new once per interior point *per sweep* (12 B in
+    float32), also for k sweeps per launch (k × 12 B), so effective bandwidths stay comparable."""
+    return 3 * np.dtype(DTYPES[point["dtype"]]).itemsize * sizes["n"] ** 2 * point["sweeps"]
+
+
+def points_updated(point, sizes):
+    """Interior point updates per launch: n² × k."""
+    return sizes["n"] ** 2 * point["sweeps"]
+
+
+def _temporal_form(point, device):
+    """sweeps > 1 only on the temporal form, which is scalar, unblocked, on a local tile, and
+    takes a few work-group shapes (the space stays small)."""
+    if point["boundary"] != "temporal":
+        return None if point["sweeps"] == 1 else "sweeps > 1 needs the temporal form"
+    if point["sweeps"] == 1:
+        return "the temporal form runs sweeps > 1 (sweeps = 1 is the padded form)"
+    if point["vector_width"] != 1 or (point["block_x"], point["block_y"]) != (1, 1):
+        return "temporal form: scalar, one tile point per work item and loop step"
+    if point["local"] == "none":
+        return "temporal form: the tile lives in local memory (static or dynamic)"
+    if tuple(point["workgroup"]) not in TEMPORAL_WORKGROUPS:
+        return f"temporal form: work-group shapes {TEMPORAL_WORKGROUPS} only"
+    return None
 
 
 def _cache_needs_padded_scalar(point, device):
     if point["local"] == "none":
         return None
-    if point["boundary"] != "padded":
+    if point["boundary"] == "branch":
         return "local caching needs the padded form (loopy cannot prefetch the branch form)"
     if point["vector_width"] > 1:
         return ("local caching of a vector-typed array: loopy 2025.2 add_prefetch cannot box its "
@@ -240,7 +371,8 @@ SPEC = BenchmarkSpec(
     name="jacobi",
     description=__doc__.strip().splitlines()[0],
     program=program,
-    params={"dtype": tuple(DTYPES), "boundary": ("branch", "padded")},
+    params={"dtype": tuple(DTYPES), "boundary": ("branch", "padded", "temporal"),
+            "sweeps": (1, *TEMPORAL_SWEEPS)},
     knobs={
         "vector_width": Knob("vector", (1, 4, 8, 16),
                              {"iname": "j", "arrays": ("u", "f", "u_new"),
@@ -248,22 +380,24 @@ SPEC = BenchmarkSpec(
         "block_y": Knob("register_block", (1, 2, 4), {"iname": "i"}),
         "block_x": Knob("register_block", (1, 2, 4), {"iname": "j"}),
         "workgroup": Knob("workgroup", WORKGROUPS, {"inames": ("j", "i")}),
-        "local": Knob("local_tile", ("none", "static", "dynamic"), {"array": "u"}),
+        "local": Knob("local_tile", ("none", "static", "dynamic"),
+                      {"array": "u", "own_tiles": ("u_tile", "f_tile")}),
     },
     inputs=inputs,
     reference=reference,
     sizes=sizes,
     verify_sizes=verify_sizes,
-    metrics={"bytes": bytes_moved},
+    metrics={"bytes": bytes_moved, "points": points_updated},
     sweep=[VARIANTS[name] for name in VARIANTS],
     quick_sweep=[VARIANTS["baseline"], VARIANTS["BE"], VARIANTS["vec4_BE"]],
-    constraints=[_cache_needs_padded_scalar, _fits_device],
+    constraints=[_temporal_form, _cache_needs_padded_scalar, _fits_device],
     group="application",
     tolerance={"float32": 1e-5, "float64": 1e-12},
     extra={"variants": VARIANTS, "grid": from_layout, "variant_name": variant_name, "reference_sweeps": reference,
-           "local_bytes": local_bytes, "tile": tile,
+           "local_bytes": local_bytes, "tile": tile, "temporal_tile": temporal_tile,
            "bytes_note": "effective bandwidth counts 3 elements per interior point: read u, "
-                         "read f, write u_new (12 B in float32, 24 B in float64)"},
+                         "read f, write u_new (12 B in float32, 24 B in float64), per sweep: k sweeps "
+                         "per launch count k × 12 B per point"},
 )
 
 # }}}

@@ -7,12 +7,13 @@ knob finds them: every iname not mapped to a group axis (``g.k``) is inside one 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import loopy as lp
 
 from gencl.generate.knobs._base import Transform, one_of
-from gencl.generate.knobs.local_memory import MODES, cache_in_local
+from gencl.generate.knobs.local_memory import MODES, cache_in_local, local_temporary_to_argument
 
 
 def work_group_inames(t: lp.TranslationUnit) -> list[str]:
@@ -35,7 +36,21 @@ def cache_tile_in_local(t: lp.TranslationUnit, array: str, mode: str) -> lp.Tran
     return cache_in_local(t, array, work_group_inames(t), mode)
 
 
-def _apply(t: lp.TranslationUnit, value: str, *, point: Any, array: str):
+def own_tiles_form(t: lp.TranslationUnit, names: Sequence[str], mode: str) -> lp.TranslationUnit:
+    """A program that declares its local tiles itself (temporal blocking): static keeps them as
+    ``__local`` arrays, dynamic turns them into ``__local`` kernel arguments sized at launch."""
+    if mode in ("none", "static"):
+        return t
+    for name in names:
+        t = local_temporary_to_argument(t, name)
+    return t
+
+
+def _apply(t: lp.TranslationUnit, value: str, *, point: Any, array: str,
+           own_tiles: Sequence[str] = ()):
+    mine = [n for n in own_tiles if n in t.default_entrypoint.temporary_variables]
+    if mine:
+        return own_tiles_form(t, mine, value)
     return cache_tile_in_local(t, array, value)
 
 
