@@ -1,0 +1,78 @@
+"""alu_fetch analysis on synthetic records built from t = max(bytes/BW, ops/peak): the balance
+point (ratio, FLOP/B, FLOP/load) is recovered; curves without a crossing report none."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gencl.characterize import get_analysis
+from gencl.characterize.alu_fetch import fit_balance
+from specs.alu_fetch import RATIOS
+from tests.characterize_tests._records import DEVICE, record
+
+N, INPUTS = 1 << 24, 4
+
+
+def records(width, bw, peak, *, smooth=None, noise=0.02, seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for ratio in RATIOS:
+        nbytes = N * (INPUTS + 1) * 4
+        flops = 2 * N * INPUTS * 4 * ratio
+        t_mem, t_alu = nbytes / bw, flops / peak
+        t = max(t_mem, t_alu) if smooth is None else (t_mem ** smooth + t_alu ** smooth) ** (
+            1 / smooth)
+        out.append(record({"ratio": ratio, "inputs": INPUTS, "vector_width": width,
+                           "workgroup": 256}, {"n": N}, t * rng.normal(1, noise),
+                          work={"bytes": nbytes, "flops": flops,
+                                "loads": N // width * INPUTS}))
+    return out
+
+
+def expected_ratio(bw, peak):
+    # ops/peak = bytes/BW  →  2·N·F·4ρ / peak = N·(F+1)·4 / BW
+    return peak * (INPUTS + 1) * 4 / (bw * 2 * INPUTS * 4)
+
+
+def test_balance_per_type():
+    bw, peak = 4e12, 60e12            # an H200-like 15 FLOP/B ridge
+    recs = records(1, bw, peak) + records(4, bw, 1.6 * peak, seed=1)
+    result = get_analysis("alu_fetch")(recs, DEVICE, None)
+    balance = {c.name: c.value for c in result.characteristics}["alu_fetch_balance"]
+    for label, p in (("float", peak), ("float4", 1.6 * peak)):
+        got = balance[label]
+        assert got["ratio"] == pytest.approx(expected_ratio(bw, p), rel=0.1)
+        assert got["ops_per_byte"] == pytest.approx(p / bw, rel=0.1)
+        assert got["alu_per_fetch"] == pytest.approx(4 * got["ratio"])
+        width = 1 if label == "float" else 4
+        # FLOP per load instruction: 2 per multiply-add per lane, 4·ρ multiply-adds per value
+        assert got["ops_per_load"] == pytest.approx(8 * got["ratio"] * width, rel=1e-6)
+        assert got["memory_bound_Bps"] == pytest.approx(bw, rel=0.05)
+        assert got["alu_bound_flops"] == pytest.approx(p, rel=0.05)
+    time = result.series["alu_fetch_time_vs_ratio"]
+    assert time["x"] == sorted(RATIOS)
+    assert set(time["y"]) >= {"float", "float4", "float fit max(T, k·ρ)"}
+    assert "alu_fetch_throughput_vs_ratio" in result.series
+
+
+def test_smooth_knee_still_found():
+    # a rounded knee (p-norm of the two times): the crossing of the asymptotes stays put
+    bw, peak = 2e12, 40e12
+    recs = records(1, bw, peak, smooth=4)
+    value = get_analysis("alu_fetch")(recs, DEVICE, None).characteristics[0].value["float"]
+    assert value["ratio"] == pytest.approx(expected_ratio(bw, peak), rel=0.2)
+    assert value["rise_ratio"] <= value["ratio"]
+
+
+@pytest.mark.parametrize("peak", [1e16, 1e9])  # never ALU-bound / ALU-bound from the start
+def test_no_balance_inside_the_sweep(peak):
+    result = get_analysis("alu_fetch")(records(1, 4e12, peak), DEVICE, None)
+    assert not result.characteristics
+    assert any("no balance inside" in n for n in result.notes)
+
+
+def test_fit_balance_exact():
+    r = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64]
+    fit = fit_balance(r, [max(1.0, v / 5) for v in r])
+    assert fit.ratio == pytest.approx(5.0, rel=0.05) and fit.inside
