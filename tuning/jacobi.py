@@ -272,7 +272,9 @@ def variant_name(point):
         parts.append(f"vec{point['vector_width']}")
     if point["boundary"] == "padded":
         parts.append("BE")
-    if point["local"] != "none":
+    if point["local"] != "none" and not (point["boundary"] == "temporal"
+                                         and point["local"] == "static"):
+        # the temporal form always tiles in local memory: TBk is static, TBk_mcDyn dynamic
         parts.append({"static": "mcStat", "dynamic": "mcDyn"}[point["local"]])
     return "_".join(parts) or "baseline"
 
