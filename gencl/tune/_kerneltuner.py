@@ -64,7 +64,8 @@ def write_kt_cache(space: SearchSpace, records: Sequence[Mapping[str, Any]], pat
 
 
 def run_kt_strategy(cache_path: str | Path, tune_params: Mapping[str, list[Any]], strategy: str,
-                    *, seed: int, max_fevals: int, kernel: str) -> list[float | None]:
+                    *, seed: int, max_fevals: int, kernel: str,
+                    only: set[str] | None = None) -> list[float | None]:
     """Kernel Tuner *strategy* in simulation mode on the cache; times (s) of the distinct
     configurations in the order it evaluated them (None for failed ones)."""
     import numpy as np
@@ -73,11 +74,13 @@ def run_kt_strategy(cache_path: str | Path, tune_params: Mapping[str, list[Any]]
     np.random.seed(seed)
     import random
     random.seed(seed)
+    keys = list(tune_params)
+    restrictions = (lambda p: ",".join(str(p[k]) for k in keys) in only) if only else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         results, _ = tune_kernel(
             kernel, "__kernel void k() {}", (1,), [], dict(tune_params),
-            lang="OpenCL", simulation_mode=True, cache=str(cache_path), strategy=strategy,
+            lang="OpenCL", simulation_mode=True, restrictions=restrictions, cache=str(cache_path), strategy=strategy,
             strategy_options={"max_fevals": max_fevals}, verbose=False, quiet=True)
     seen, times = set(), []
     for r in results:

@@ -75,6 +75,12 @@ def make_objective(spec: Any, space: SearchSpace, evaluator: Evaluator, *,
             trial.set_user_attr("status", "excluded")
             trial.set_user_attr("reason", reason)
             raise optuna.TrialPruned(reason)
+        contains = getattr(evaluator, "contains", None)
+        if contains is not None and getattr(evaluator, "sampled", False) and \
+                not contains(point):
+            trial.set_user_attr("status", "excluded")
+            trial.set_user_attr("reason", "not in the sampled replay cache")
+            raise optuna.TrialPruned("not in the sampled replay cache")
         earlier = _earlier(trial, params)
         if earlier is not None:
             trial.set_user_attr("repeat_of", earlier.number)

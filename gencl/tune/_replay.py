@@ -25,6 +25,9 @@ class ReplayEngine:
         data = load_results(path)
         self.header = {k: v for k, v in data.items() if k != "results"}
         self.device: dict[str, Any] = dict(data.get("device") or {})
+        #: a sampled cache (``gencl space --sample``) is the space searched: points outside it
+        #: are pruned like excluded points instead of replaying as errors
+        self.sampled = bool(data.get("sampled", False))
         self._records: dict[str, dict[str, Any]] = {}
         for record in data["results"]:
             self._records[point_key(record["point"])] = record
@@ -36,6 +39,10 @@ class ReplayEngine:
     @property
     def records(self) -> list[dict[str, Any]]:
         return list(self._records.values())
+
+    def contains(self, point: Mapping[str, Any]) -> bool:
+        """Whether *point* was measured (a sampled cache holds only part of the space)."""
+        return point_key(point) in self._records
 
     def best(self) -> dict[str, Any]:
         ok = [r for r in self._records.values() if r.get("status") == "ok"]

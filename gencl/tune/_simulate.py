@@ -64,7 +64,7 @@ def _optuna_run(spec: Any, space: SearchSpace, replay: ReplayEngine, sampler_nam
 
     def stop(study: optuna.Study, trial: Any) -> None:
         reached = evals_to_target(times, best, target) is not None
-        if reached or len(times) >= max_evals or len(study.trials) >= 20 * max_evals:
+        if reached or len(times) >= max_evals or len(study.trials) >= 200 * max_evals:
             study.stop()
 
     from gencl.tune._objective import VariantFailed, make_objective
@@ -83,6 +83,12 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
              progress: Any = None) -> tuple[dict[str, Any], dict[str, list[list[float | None]]]]:
     """Run every strategy from *seeds* seeds; returns (summary dict, strategy → per-seed times)."""
     records = replay.records
+    if replay.sampled:
+        from gencl.errors import GenclError
+
+        raise GenclError(f"{replay.path}: sampled: a sample of {len(records)} points; counting "
+                         "evaluations to the best needs the exhaustive space (gencl space "
+                         "without sampling)")
     fixed = fixed_from_records(spec, records)
     space = SearchSpace(spec, fixed)
     best = float(replay.best()["median_s"])
@@ -107,6 +113,8 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
     if kt_strategies:
         with tempfile.TemporaryDirectory() as tmp:
             cache = Path(tmp) / "kt_cache.json"
+            measured = {",".join(str(v) for v in space.encode(r["point"]).values())
+                         for r in records}
             tune_params = write_kt_cache(space, records, cache, device=params.device,
                                          kernel=spec.name)
             for name in kt_strategies:
@@ -114,8 +122,9 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
                 runs[key] = []
                 for seed in range(seeds):
                     try:
-                        runs[key].append(run_kt_strategy(cache, tune_params, name, seed=seed,
-                                                         max_fevals=max_evals, kernel=spec.name))
+                        runs[key].append(run_kt_strategy(
+                            cache, tune_params, name, seed=seed, max_fevals=max_evals,
+                            kernel=spec.name, only=measured if replay.sampled else None))
                     except Exception as exc:  # noqa: BLE001 -- a strategy that cannot run is reported
                         runs[key] = [[f"{type(exc).__name__}: {str(exc)[:200]}"]]  # type: ignore
                         break
@@ -129,7 +138,9 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
         "target": f"within {target:.0%} of best", "seeds": seeds, "max_evals": max_evals,
         "model_spearman": acc.spearman if acc else None,
         "model_within_15pct": acc.within_15pct if acc else None,
-        "preferred_ranges": preferred, "cache": replay.path, "gencl_version": __version__,
+        "preferred_ranges": preferred, "cache": replay.path,
+        # a sampled (not exhaustive) cache: points outside it replay as errors and still count
+        "cache_sampled": bool(replay.header.get("sampled", False)), "gencl_version": __version__,
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "schema_version": "1.0",
     })

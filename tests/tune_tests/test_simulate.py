@@ -1,0 +1,50 @@
+"""Simulation over a measured space: Optuna samplers and a Kernel Tuner strategy, same counting."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gencl.errors import GenclError
+from gencl.model import params_from
+from gencl.spec import load_spec
+from gencl.tune import ReplayEngine, evals_to_target, goal_check, plot_convergence, simulate
+
+
+def test_simulate_counts_evaluations_to_target(cache, tmp_path):
+    replay = ReplayEngine(cache)
+    spec = load_spec("copy")
+    summary, runs = simulate(spec, replay, params_from({}, replay.device), seeds=2,
+                             strategies=("guided", "random"),
+                             kt_strategies=("random_sample",), workers=1)
+    assert summary["space_size"] == 75 and summary["seeds"] == 2
+    assert set(summary["evals_to_target"]) == {"guided", "random", "kt_random_sample"}
+    best = summary["best_time_s"]
+    for name, seed_runs in runs.items():
+        for times, hit in zip(seed_runs, summary["evals_to_target_per_seed"][name]):
+            # the hit is the first variant within 3 %; Optuna searches stop there (Kernel
+            # Tuner's run to their budget)
+            assert hit is None or times[hit - 1] <= best * 1.03
+            assert all(t is None or t > best * 1.03 for t in times[:(hit or len(times)) - 1])
+            assert len(times) <= 75
+            if not name.startswith("kt_") and hit:
+                assert hit == len(times)
+    assert -1 <= summary["model_spearman"] <= 1
+    assert "guided_share_of_space" in goal_check(summary)
+    assert plot_convergence(runs, best, tmp_path / "c.png", "t").stat().st_size > 1000
+
+
+def test_evals_to_target():
+    assert evals_to_target([None, 5.0, 1.02, 1.0], 1.0) == 3
+    assert evals_to_target([2.0, None], 1.0) is None
+
+
+def test_sampled_cache_is_refused(cache, tmp_path):
+    data = json.loads(cache.read_text())
+    data["sampled"] = True
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(data))
+    replay = ReplayEngine(path)
+    with pytest.raises(GenclError, match="sampled"):
+        simulate(load_spec("copy"), replay, params_from({}, replay.device), seeds=1)
