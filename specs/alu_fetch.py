@@ -7,9 +7,9 @@ depends on all of it, so no compiler can drop either (seed 004: "every input …
 ``a`` and the start value ``b`` are runtime scalars (|a| < 1, so the chain stays bounded and the
 numpy reference is exact to rounding). ``ratio`` follows seed 004's convention (AMD's
 StreamKernelAnalyzer): ALU:fetch 1.0 is four ALU instructions per fetch instruction, so a kernel
-with ``inputs`` loads runs ``4 × ratio × inputs`` multiply-adds (one instruction per float or float4
-value). Ratios 0.25 … 64, log-spaced. A launch moves 256 MiB on a GPU (5× the 50 MB L2 of Hopper),
-64 MiB on a CPU, 1 MiB quick; time ≈ max(bytes / bandwidth, ops / peak), and the
+with ``inputs`` loads runs ``4 × ratio × inputs`` multiply-adds (one instruction per float or
+float4 value). Ratios 0.25 … 64, log-spaced. A launch moves 256 MiB on a GPU (5× the 50 MB L2
+of Hopper), 64 MiB on a CPU, 1 MiB quick; time ≈ max(bytes / bandwidth, ops / peak), and the
 analysis finds the ratio where the two meet.
 """
 

@@ -6,8 +6,9 @@ sum. Work item ``l`` of a group reads word ``(l mod 32)·stride + r`` at step ``
 broadcast (every work item of a warp reads the same word, the case constant memory is built for);
 at stride s ≥ 1 the 32 lanes of a warp read 32 different words spanning 32·s·4 bytes, which the
 constant cache serves one address after another. The read loop is fully unrolled, so every
-address is one base register (computed once) plus a compile-time offset. Bytes are counted per work item (seed 000's bytesComm = work items ×
-loads × 4 B), not the bytes the cache delivers per warp.
+address is one base register (computed once) plus a compile-time offset. Bytes are counted per
+work item (seed 000's bytesComm = work items × loads × 4 B), not the bytes the cache delivers per
+warp.
 
 ``test="walk"``: the varying-size random walk of ``random_walk`` (the same pointer-chase program,
 ``gencl.spec.pointer_chase``) restricted to ``__constant`` memory, footprints 256 B up to the
@@ -29,7 +30,8 @@ LANES = 32           # a warp: lanes l and l + 32 read the same words
 STRIDES = (0, 1, 2, 4, 8, 16)
 WORDS = LANES * max(STRIDES) + READS  # the bandwidth test's __constant array (576 floats)
 #: walk footprints, three per octave: 256 B … 1 MiB (capped by the device's constant buffer size)
-FOOTPRINTS = tuple(sorted({int(round(256 * 2 ** (k / 3) / 64)) * 64 for k in range(0, 3 * 12 + 1)}))
+FOOTPRINTS = tuple(sorted({int(round(256 * 2 ** (k / 3) / 64)) * 64
+                           for k in range(0, 3 * 12 + 1)}))
 QUICK_FOOTPRINTS = tuple(256 << k for k in range(0, 9))  # 256 B … 64 KiB, one per octave
 SPACING = 64
 
