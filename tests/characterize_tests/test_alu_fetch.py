@@ -76,3 +76,11 @@ def test_fit_balance_exact():
     r = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64]
     fit = fit_balance(r, [max(1.0, v / 5) for v in r])
     assert fit.ratio == pytest.approx(5.0, rel=0.05) and fit.inside
+
+
+def test_series_are_plotted_in_the_alu_fetch_section():
+    from gencl.profile._plots import plottable, section_of
+
+    series = get_analysis("alu_fetch")(records(1, 4e12, 60e12), DEVICE, None).series
+    for name, s in series.items():
+        assert plottable(s) and section_of(name, "alu_fetch") == "alu_fetch", name

@@ -69,3 +69,14 @@ def test_flat_walk_reports_no_cache_and_failures_are_skipped():
     assert chars["constant_cache_bytes"] == []
     assert "constant_bw_Bps" not in chars
     assert any("no cache level" in n for n in result.notes)
+
+
+def test_series_are_plotted_in_the_constant_section():
+    from gencl.profile._plots import plottable, section_of
+
+    recs = bandwidth_records({0: 2e12, 4: 1e12, 16: 5e11}) + walk_records(8 << 10, (48.0, 90.6))
+    series = get_analysis("constant_memory")(recs, DEVICE, CLOCK).series
+    assert set(series) == {"constant_bw_vs_stride", "constant_slowdown_vs_stride",
+                           "constant_latency_staircase"}
+    for name, s in series.items():
+        assert plottable(s) and section_of(name, "constant_memory") == "constant", name
