@@ -10,7 +10,7 @@ from __future__ import annotations
 import abc
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -164,6 +164,26 @@ class OpenCLEngine(Engine):
             raise BuildFailure("out_of_resources", f"work-group of {wg} items > device limit "
                                f"{self.info.max_work_group_size}")
         return built
+
+    def prebuild(self, variants: Sequence[Variant], *, workers: int | None = None) -> int:
+        """Build many variants at once in threads (the OpenCL compiler runs without the GIL).
+
+        Results land in the build memo, so the ``build`` that measures each variant finds them;
+        failures are left for that ``build`` to record. Returns the number built here.
+        """
+        import os
+        from concurrent.futures import ThreadPoolExecutor
+
+        def one(variant: Variant) -> bool:
+            try:
+                build_program(self.ctx, self.cl_device, variant, self.build_options, self._built)
+                return True
+            except Exception:  # noqa: BLE001 -- recorded by the measuring build
+                return False
+
+        workers = workers or min(16, os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return sum(pool.map(one, variants))
 
     def bind(self, built: Built, sizes: Mapping[str, int], values: Mapping[str, Any], *,
              copies: int = 1) -> Bound:
