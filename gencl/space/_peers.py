@@ -93,36 +93,35 @@ def hand_opencl(engine: Any, n: int, dtype: str) -> float:
             b.release()
 
 
-def _cuda_time(fn: Callable[[], None], event_cls: Any, sync: Callable[[], None]) -> float:
+def _cuda_time(fn: Callable[[], None], make_event: Callable[[], Any],
+               elapsed_ms: Callable[[Any, Any], float], sync: Callable[[], None]) -> float:
     """Median per-call time by CUDA events (batches of calls lasting ≥ 0.2 ms)."""
     for _ in range(3):
         fn()
     sync()
 
     def batch(k: int) -> float:
-        start, end = event_cls(), event_cls()
+        start, end = make_event(), make_event()
         start.record()
         for _ in range(k):
             fn()
         end.record()
         end.synchronize()
-        return _elapsed_ms(start, end) * 1e-3
+        return elapsed_ms(start, end) * 1e-3
 
     return _median_of_batches(batch, batch(1))
 
 
-def _elapsed_ms(start: Any, end: Any) -> float:
-    try:
-        return start.elapsed_time(end)  # torch
-    except TypeError:
-        import cupy
-
-        return cupy.cuda.get_elapsed_time(start, end)
+def _torch_elapsed(start: Any, end: Any) -> float:
+    return start.elapsed_time(end)
 
 
 def torch_peers(n: int, dtype: str) -> dict[str, float]:
     """PyTorch eager and torch.compile of the same sweep (slicing), on CUDA."""
     import torch
+
+    def timed_event() -> Any:
+        return torch.cuda.Event(enable_timing=True)
 
     if not torch.cuda.is_available():
         return {}
@@ -141,13 +140,13 @@ def torch_peers(n: int, dtype: str) -> dict[str, float]:
     expected = _numpy_sweep(u0, f0, np.dtype(dtype).type(OMEGA), np.dtype(dtype).type(h2))
     result = {}
     if np.allclose(out.cpu().numpy(), expected, rtol=1e-4, atol=1e-5):
-        result["pytorch_eager"] = _cuda_time(lambda: sweep(u, f, out), torch.cuda.Event,
-                                             torch.cuda.synchronize)
+        result["pytorch_eager"] = _cuda_time(lambda: sweep(u, f, out), timed_event,
+                                             _torch_elapsed, torch.cuda.synchronize)
     compiled = torch.compile(sweep)
     compiled(u, f, out)
     if np.allclose(out.cpu().numpy(), expected, rtol=1e-4, atol=1e-5):
-        result["torch_compile"] = _cuda_time(lambda: compiled(u, f, out), torch.cuda.Event,
-                                             torch.cuda.synchronize)
+        result["torch_compile"] = _cuda_time(lambda: compiled(u, f, out), timed_event,
+                                             _torch_elapsed, torch.cuda.synchronize)
     return result
 
 
@@ -167,7 +166,8 @@ def cupy_peers(n: int, dtype: str) -> dict[str, float]:
     sweep()
     if not np.allclose(cupy.asnumpy(out), _numpy_sweep(u0, f0, omega, h2), rtol=1e-4, atol=1e-5):
         return {}
-    return {"cupy": _cuda_time(sweep, cupy.cuda.Event, cupy.cuda.Device().synchronize)}
+    return {"cupy": _cuda_time(sweep, cupy.cuda.Event, cupy.cuda.get_elapsed_time,
+                               cupy.cuda.Device().synchronize)}
 
 
 def measure_peers(engine: Any, n: int, dtype: str) -> tuple[dict[str, float], dict[str, str]]:
