@@ -18,12 +18,15 @@ from constantdict import constantdict
 
 from gencl.characterize._hardware import is_gpu, max_concurrent_items, max_conc_wg, warp_width
 from gencl.spec import BenchmarkSpec, Knob
+from gencl.verify.ptx import LOCAL_TRAFFIC
 
 #: itype -> (dtype, step expression, instructions per step, operations per step)
 ITYPES = {
     "sp_addmul": (np.float32, "(x[c] + b) * a", 2, 2),
     "sp_madd": (np.float32, "x[c] * a + b", 1, 2),
-    "int_madd": (np.uint32, "x[c] * a + b", 1, 2),
+    # x*x + b, not x*a + b: with a fixed the compiler composes the unrolled affine steps into one
+    # (NVIDIA's PTX showed 1 mad.lo for 16 steps); a quadratic step cannot be composed
+    "int_madd": (np.uint32, "x[c] * x[c] + b", 1, 2),
     "dp_madd": (np.float64, "x[c] * a + b", 1, 2),
     "native_sf": (np.float32, "native_cos(x[c])", 1, 1),
     "sf": (np.float32, "cos(x[c])", 1, 1),
@@ -73,6 +76,10 @@ def program(point):
          lp.ValueArg("a", dtype), lp.ValueArg("b", dtype), lp.ValueArg("flag", np.int32),
          lp.ValueArg("n", np.int32), lp.ValueArg("reps", np.int32)],
         name="chain", target=lp.PyOpenCLTarget(), lang_version=(2018, 2),
+        # add/mul must stay add and mul: with contraction on, NVIDIA fuses each mul with the next
+        # step's add into an fma (its PTX showed 63 fma.rn.f32 and 2 add.f32 for 64 steps)
+        preambles=[("00_fp_contract", "#pragma OPENCL FP_CONTRACT OFF")]
+        if point["itype"] == "sp_addmul" else [],
         silenced_warnings=["v1_scheduler_fallback"])
     if point["itype"] == "native_sf":
         t = lp.register_callable(t, "native_cos", NativeFunction("native_cos"))
@@ -126,8 +133,10 @@ def reference(values, point, sizes):
                 x = (x + b) * a
             elif itype in ("native_sf", "sf"):
                 x = np.cos(x)
+            elif itype == "int_madd":
+                x = x * x + b  # uint32 wraps like the kernel
             else:
-                x = x * a + b  # uint32 wraps like the kernel; floats converge to b/(1-a)
+                x = x * a + b  # floats converge to b/(1-a)
     return {"dst": np.where(x != 0, x, 0).astype(dtype)}
 
 
@@ -155,7 +164,8 @@ def ptx_rules(point):
         "int_madd": {r"\bmad\.lo\.[su]32\b": least},
         "dp_madd": {r"\bfma\.rn\.f64\b": least},
         "native_sf": {r"\bcos\.approx(\.ftz)?\.f32\b": least},
-        "sf": {r"\bfma\.rn(\.ftz)?\.f32\b": least},
+        # software cos keeps its argument-reduction table on the stack (ld.local), not a spill
+        "sf": {r"\bfma\.rn(\.ftz)?\.f32\b": least, LOCAL_TRAFFIC: None},
     }[point["itype"]]
 
 

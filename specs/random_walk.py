@@ -18,6 +18,7 @@ continue the walk through the whole ring (seed 000's "multiple passes").
 import numpy as np
 
 from gencl.spec import BenchmarkSpec
+from gencl.verify.ptx import LOCAL_TRAFFIC
 from gencl.spec.pointer_chase import MEMORIES, ring_array, walk_program, walk_reference
 
 KIB, MIB = 1 << 10, 1 << 20
@@ -92,6 +93,11 @@ def _stride_on_its_device(point, device):
     return None
 
 
+def ptx_rules(point):
+    """The private-memory walk lives in ld.local/st.local by design: lift the no-spill rule."""
+    return {LOCAL_TRAFFIC: None} if point["memory"] == "private" else {}
+
+
 def _walk_sweep(limit, per_octave_step=1):
     walk = [{"memory": "global", "footprint": f} for f in FOOTPRINTS[::per_octave_step]
             if f <= limit]
@@ -106,6 +112,7 @@ _QWALK, _ = _walk_sweep(QUICK_MAX, per_octave_step=3)
 
 SPEC = BenchmarkSpec(
     name="random_walk",
+    ptx_rules=ptx_rules,
     description=__doc__.strip().splitlines()[0],
     program=program,
     params={"memory": MEMORIES, "pattern": ("random", "stride"),

@@ -101,5 +101,9 @@ def rules_for(spec: Any, point: Mapping[str, Any]) -> dict[str, int]:
     """Generic rules plus the spec's own (``spec.ptx_rules(point)``, which win on a clash)."""
     rules = generic_rules(spec, point)
     if spec.ptx_rules is not None:
-        rules.update({str(k): int(v) for k, v in spec.ptx_rules(point).items()})
+        for pattern, count in spec.ptx_rules(point).items():
+            if count is None:  # the spec lifts a generic rule for this point, and says why
+                rules.pop(str(pattern), None)
+            else:
+                rules[str(pattern)] = int(count)
     return rules

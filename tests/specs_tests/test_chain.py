@@ -71,3 +71,15 @@ def test_sizes_follow_eq2(spec, engine):
     # eq. 2 less a little slack for the kernel's own local memory: still caps concurrency at 4
     assert engine.info.local_mem_bytes // 5 < pad <= engine.info.local_mem_bytes // 4
     assert sizes["n"] == engine.info.compute_units * 4 * 64
+
+
+def test_chains_the_compiler_cannot_shorten(spec):
+    """NVIDIA's PTX showed both shortcuts: add+mul fused into fma, affine int steps composed."""
+    from gencl.generate import lower
+
+    addmul = lower(spec, spec.complete({"itype": "sp_addmul"})).source
+    assert addmul.startswith("#pragma OPENCL FP_CONTRACT OFF")
+    madd = lower(spec, spec.complete({"itype": "sp_madd"})).source
+    assert "FP_CONTRACT" not in madd
+    integer = lower(spec, spec.complete({"itype": "int_madd"})).source
+    assert "x[0] * x[0] + b" in integer
