@@ -57,7 +57,7 @@ def program(point):
         f"""
         for i
             for c
-                <> x[c] = src[i] + c {{id=init}}
+                x[c] = src[i] + c {{id=init}}
             end
             for r
                 for k
@@ -74,7 +74,10 @@ def program(point):
         [lp.GlobalArg("src", dtype, shape=("n",)),
          lp.GlobalArg("dst", dtype, shape=("C", "n"), is_input=False, is_output=True),
          lp.ValueArg("a", dtype), lp.ValueArg("b", dtype), lp.ValueArg("flag", np.int32),
-         lp.ValueArg("n", np.int32), lp.ValueArg("reps", np.int32)],
+         lp.ValueArg("n", np.int32), lp.ValueArg("reps", np.int32),
+         # typed explicitly: inferred from src[i] + c (uint + int iname) it would be a long, and
+         # the INT chain would time 64-bit multiplies (NVIDIA's PTX showed it)
+         lp.TemporaryVariable("x", dtype, shape=("C",))],
         name="chain", target=lp.PyOpenCLTarget(), lang_version=(2018, 2),
         # add/mul must stay add and mul: with contraction on, NVIDIA fuses each mul with the next
         # step's add into an fma (its PTX showed 63 fma.rn.f32 and 2 add.f32 for 64 steps)
