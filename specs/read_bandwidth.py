@@ -10,25 +10,12 @@ CPU, 4 MiB in quick mode; input buffers rotate so no launch finds its data in a 
 import loopy as lp
 import numpy as np
 
-from gencl.spec import BenchmarkSpec, Knob
+from gencl.spec import BenchmarkSpec, Knob, load_spec
 
 
 def program(point):
-    return lp.make_kernel(
-        "{[i, r]: 0 <= i < n and 0 <= r < R}",
-        """
-        for i
-            <> acc = 0 {id=init}
-            for r
-                acc = acc + src[r, i] {id=sum, dep=init}
-            end
-            dst[i] = if(flag * acc != 0, acc, 0) {dep=sum}
-        end
-        """,
-        [lp.GlobalArg("src", np.float32, shape=("R", "n")),
-         lp.GlobalArg("dst", np.float32, shape=("n",), is_input=False, is_output=True),
-         lp.ValueArg("flag", np.int32), lp.ValueArg("n", np.int32), lp.ValueArg("R", np.int32)],
-        name="read_bandwidth", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    """The copy kernel's abstract program in float32 (written once, in specs/copy.py)."""
+    return load_spec("copy").program({**point, "dtype": "float32"})
 
 
 def sizes(point, device, quick):

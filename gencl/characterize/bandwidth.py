@@ -66,6 +66,18 @@ def _best_by(records: Sequence[Mapping[str, Any]], key) -> dict[Any, Mapping[str
     return best
 
 
+def _vs_workgroup(ok: Sequence[Mapping[str, Any]], name: str, what: str) -> dict[str, Any]:
+    """Best bandwidth per work-group size (seed 001 F_DRAMThr against occupancy), if swept."""
+    groups = sorted({int(r["point"].get("workgroup", 0)) for r in ok})
+    if len(groups) < 2:
+        return {}
+    by_group = _best_by(ok, lambda r: int(r["point"]["workgroup"]))
+    return {name: {"title": f"{what} vs work-group size", "x": groups,
+                   "y": [bandwidth_of(by_group[g])[0] for g in groups],
+                   "xlabel": "work-group size (work items)", "ylabel": "bandwidth (B/s)",
+                   "xscale": "log"}}
+
+
 @analysis("bandwidth")
 def analyze_copy(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any],
                  clock_hz: float | None) -> AnalysisResult:
@@ -128,14 +140,7 @@ def analyze_copy(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any]
             "y": {k: [bandwidth_of(by_kind_reads[(k, n)])[0] if (k, n) in by_kind_reads else None
                       for n in reads] for k in kinds},
             "xlabel": "reads per work item", "ylabel": "bandwidth (B/s)", "xscale": "log"}
-    groups = sorted({int(r["point"].get("workgroup", 0)) for r in ok})
-    if len(groups) > 1:
-        by_group = _best_by(ok, lambda r: int(r["point"]["workgroup"]))
-        series["bandwidth_vs_occupancy"] = {
-            "title": "Copy bandwidth vs work-group size", "x": groups,
-            "y": [bandwidth_of(by_group[g])[0] for g in groups],
-            "xlabel": "work-group size (work items)", "ylabel": "bandwidth (B/s)",
-            "xscale": "log"}
+    series.update(_vs_workgroup(ok, "bandwidth_vs_occupancy", "Copy bandwidth"))
     loop_table = {k: max(bandwidth_of(r)[0] for r in ok if loop_kind(r["point"]) == k)
                   for k in kinds}
     series["loop_kind_comparison"] = {
@@ -164,12 +169,5 @@ def analyze_reads(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any
         "title": "Global read bandwidth vs element size", "x": sizes,
         "y": [bandwidth_of(by_size[s])[0] for s in sizes],
         "xlabel": "element size (B)", "ylabel": "bandwidth (B/s)", "xscale": "log"}}
-    groups = sorted({int(r["point"].get("workgroup", 0)) for r in ok})
-    if len(groups) > 1:
-        by_group = _best_by(ok, lambda r: int(r["point"]["workgroup"]))
-        series["read_bandwidth_vs_occupancy"] = {
-            "title": "Global read bandwidth vs work-group size", "x": groups,
-            "y": [bandwidth_of(by_group[g])[0] for g in groups],
-            "xlabel": "work-group size (work items)", "ylabel": "bandwidth (B/s)",
-            "xscale": "log"}
+    series.update(_vs_workgroup(ok, "read_bandwidth_vs_occupancy", "Global read bandwidth"))
     return AnalysisResult(tuple(chars), series)
