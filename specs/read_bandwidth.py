@@ -7,7 +7,6 @@ the traffic. The read volume is 1 GiB on a GPU (≥ 20× the 50 MB L2 of an H100
 CPU, 4 MiB in quick mode; input buffers rotate so no launch finds its data in a cache.
 """
 
-import loopy as lp
 import numpy as np
 
 from gencl.spec import BenchmarkSpec, Knob, load_spec
