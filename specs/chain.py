@@ -14,10 +14,10 @@ NbrCU × concWG work-groups and a dynamic ``__local`` pad of floor(MaxLocalMem /
 
 import loopy as lp
 import numpy as np
-from constantdict import constantdict
 
 from gencl.characterize._hardware import is_gpu, max_concurrent_items, max_conc_wg, warp_width
 from gencl.spec import BenchmarkSpec, Knob
+from gencl.spec.functions import register_native
 from gencl.verify.ptx import LOCAL_TRAFFIC
 
 #: itype -> (dtype, step expression, instructions per step, operations per step)
@@ -36,18 +36,6 @@ ITYPES = {
 #: alone runs ≥ 100 µs on a GPU (launch overhead < 5 %), short enough for slow software SF.
 STEPS = {"sp_addmul": 65536, "sp_madd": 65536, "int_madd": 65536, "dp_madd": 65536,
          "native_sf": 16384, "sf": 4096}
-
-
-class NativeFunction(lp.ScalarCallable):
-    """An OpenCL ``native_*`` builtin (loopy 2025.2 does not know them): same type in and out."""
-
-    def with_types(self, arg_id_to_dtype, clbl_inf_ctx):
-        dtype = arg_id_to_dtype.get(0)
-        if dtype is None:
-            return self.copy(arg_id_to_dtype=arg_id_to_dtype), clbl_inf_ctx
-        return (self.copy(name_in_target=self.name,
-                          arg_id_to_dtype=constantdict({0: dtype, -1: dtype})),
-                clbl_inf_ctx)
 
 
 def program(point):
@@ -85,7 +73,7 @@ def program(point):
         if point["itype"] == "sp_addmul" else [],
         silenced_warnings=["v1_scheduler_fallback"])
     if point["itype"] == "native_sf":
-        t = lp.register_callable(t, "native_cos", NativeFunction("native_cos"))
+        t = register_native(t, "native_cos")
     return lp.fix_parameters(t, K=int(point["chain"]))
 
 
