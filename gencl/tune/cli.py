@@ -29,6 +29,8 @@ def _cfg_tune(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=int, default=20, help="seeds per strategy in --simulate")
     p.add_argument("--max-evals", type=int, help="evaluation budget per simulated search")
     p.add_argument("--no-kernel-tuner", action="store_true", help="skip Kernel Tuner strategies")
+    p.add_argument("--kt-strategies", help="comma-separated Kernel Tuner strategies (default: "
+                   "random_sample,genetic_algorithm,bayes_opt,simulated_annealing)")
     p.add_argument("--profile", help="summary.json for the model (default bench_results/<slug>/)")
     p.add_argument("--out", help="output folder (default bench_results/<slug>/tuning)")
 
@@ -47,7 +49,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 def _simulate(spec, args: argparse.Namespace) -> int:
     from gencl.errors import GenclError
     from gencl.model import load_params
-    from gencl.tune import ReplayEngine, goal_check, plot_convergence, simulate
+    from gencl.tune import KT_STRATEGIES, ReplayEngine, goal_check, plot_convergence, simulate
 
     if not (args.cache or args.replay):
         raise GenclError("--simulate needs --cache bench_results/<slug>/<spec>/space.json")
@@ -57,8 +59,8 @@ def _simulate(spec, args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     summary, runs = simulate(
         spec, replay, params, seeds=args.seeds, max_evals=args.max_evals,
-        kt_strategies=() if args.no_kernel_tuner else None or __import__(
-            "gencl.tune", fromlist=["KT_STRATEGIES"]).KT_STRATEGIES,
+        kt_strategies=() if args.no_kernel_tuner else (
+            tuple(args.kt_strategies.split(",")) if args.kt_strategies else KT_STRATEGIES),
         progress=lambda name, seed: print(f"\r{name} seed {seed + 1}/{args.seeds}   ", end="",
                                           flush=True))
     print()
