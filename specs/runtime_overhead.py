@@ -135,12 +135,9 @@ def run(engine, spec, points, quick):
             out.append(Measurement(variant.id, spec.name, dict(point), sz, "error",
                                    f"{type(exc).__name__}: {str(exc)[:300]}"))
             continue
-        median = float(np.median(samples))
-        std = float(np.std(samples, ddof=1)) if len(samples) > 1 else 0.0
-        out.append(Measurement(variant.id, spec.name, dict(point), sz, "ok",
-                               samples_s=tuple(samples), median_s=median, ci95_s=1.96 * std,
-                               launches_per_sample=1, attempts=1, source_hash=variant.source_hash,
-                               extra=extra))
+        out.append(Measurement.timed(variant.id, spec.name, dict(point), sz, samples,
+                                     launches_per_sample=1, attempts=1,
+                                     source_hash=variant.source_hash, extra=extra))
     return out
 
 

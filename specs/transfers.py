@@ -127,13 +127,10 @@ def run(engine, spec, points, quick):
             out.append(Measurement(vid, spec.name, dict(point), sz, "wrong_answer",
                                    "transferred bytes differ from the source"))
             continue
-        median = float(np.median(samples))
-        std = float(np.std(samples, ddof=1)) if len(samples) > 1 else 0.0
-        out.append(Measurement(
-            vid if direction != "kernel_d2d" else variant.id, spec.name, dict(point), sz, "ok",
-            samples_s=tuple(samples), median_s=median, ci95_s=1.96 * std,
-            launches_per_sample=1, attempts=1, max_error=0.0, work={"bytes": float(nbytes)},
-            metrics={"bytes": nbytes / median},
+        out.append(Measurement.timed(
+            vid if direction != "kernel_d2d" else variant.id, spec.name, dict(point), sz,
+            samples, work={"bytes": float(nbytes)}, launches_per_sample=1, attempts=1,
+            max_error=0.0,
             extra={"timing": "wall clock" if direction.startswith("map") else "events"}))
     return out
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+import numpy as np
 
 #: Every status a measurement can end in. Only "ok" carries timings.
 STATUSES = ("ok", "build_error", "out_of_resources", "wrong_answer", "timeout", "invalid_size",
@@ -40,6 +43,18 @@ class Measurement:
     clock_hz: float | None = None
     build_log: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def timed(cls, variant_id: str, spec: str, point: dict[str, Any], sizes: dict[str, int],
+              samples_s: Sequence[float], *, work: dict[str, float] | None = None,
+              **fields: Any) -> Measurement:
+        """An "ok" measurement from raw samples: median, 1.96 σ, and rates = work / median."""
+        median = float(np.median(samples_s))
+        std = float(np.std(samples_s, ddof=1)) if len(samples_s) > 1 else 0.0
+        work = dict(work or {})
+        return cls(variant_id, spec, dict(point), dict(sizes), "ok", samples_s=tuple(samples_s),
+                   median_s=median, ci95_s=1.96 * std, work=work,
+                   metrics={name: amount / median for name, amount in work.items()}, **fields)
 
     @property
     def ok(self) -> bool:

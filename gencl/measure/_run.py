@@ -104,13 +104,9 @@ def measure_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant,
         return _failed(variant.id, spec, point, sizes, status,
                        f"{type(exc).__name__}: {str(exc).strip()[:300]}", **base)
     samples = timing.pop("samples_s")
-    median = float(np.median(samples))
-    std = float(np.std(samples, ddof=1)) if len(samples) > 1 else 0.0
     work = {name: float(f(point, sizes)) for name, f in spec.metrics.items()}
-    return Measurement(
-        variant.id, spec.name, dict(point), sizes, "ok", samples_s=tuple(samples),
-        median_s=median, ci95_s=1.96 * std, max_error=max_error, work=work,
-        metrics={name: amount / median for name, amount in work.items()},
+    return Measurement.timed(
+        variant.id, spec.name, dict(point), sizes, samples, work=work, max_error=max_error,
         extra={"rotation_copies": copies, "build_s": built.build_s,
                "codegen_s": variant.codegen_s}, **timing, **base)
 

@@ -161,15 +161,12 @@ def measure_one(engine: Any, spec: Any, variant: Variant, sizes: Mapping[str, in
         engine.reset()
         return _failed(variant, spec, sizes, status, f"{type(exc).__name__}: {text[:300]}", **base)
     samples = timing.pop("samples_s")
-    median = float(np.median(samples))
-    std = float(np.std(samples, ddof=1)) if len(samples) > 1 else 0.0
     work = {name: float(f(variant.point, sizes)) for name, f in spec.metrics.items()}
-    return Measurement(
-        variant.id, spec.name, dict(variant.point), dict(sizes), "ok", samples_s=tuple(samples),
-        median_s=median, ci95_s=1.96 * std, max_error=error, work=work,
-        metrics={k: v / median for k, v in work.items()},
-        extra={"build_s": built.build_s, "codegen_s": variant.codegen_s,
-               "verify_sweeps": sweeps, "verify_n": vsizes.get("n")}, **timing, **base)
+    return Measurement.timed(
+        variant.id, spec.name, dict(variant.point), dict(sizes), samples, work=work,
+        max_error=error, extra={"build_s": built.build_s, "codegen_s": variant.codegen_s,
+                                "verify_sweeps": sweeps, "verify_n": vsizes.get("n")},
+        **timing, **base)
 
 
 def measure_space(spec: Any, engine: Any, points: Iterable[dict[str, Any]],
