@@ -113,7 +113,8 @@ def report_markdown(spec: Any, results: Sequence[Mapping[str, Any]], summary: Ma
         "that, and its time per sweep is the launch time / k. Every variant passed 3 ping-pong "
         "launches against numpy before its time counted.",
         "",
-        f"Space: {summary['space_size']} points on this device; "
+        f"Space: {summary['space_size']} points on this device"
+        f"{_slice_words(header)}; "
         f"{'**sampled**: ' if sampled else ''}{summary['measured']} measured "
         f"({', '.join(f'{k} {v}' for k, v in sorted(statuses.items()))}).",
         "",
@@ -224,6 +225,12 @@ def plot_roofline(spec: Any, results: Sequence[Mapping[str, Any]], summary: Mapp
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _slice_words(header: Mapping[str, Any]) -> str:
+    """' in the slice k=v, …' when the run fixed axes besides the dtype (not the whole space)."""
+    fixed = header.get("slice") or {}
+    return f" in the slice {', '.join(f'{k}={v}' for k, v in fixed.items())}" if fixed else ""
 
 
 def write_report(out: Path, spec: Any, results: Sequence[Mapping[str, Any]],

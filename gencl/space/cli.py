@@ -99,7 +99,8 @@ def _measure(spec, args, fixed, shard, always) -> int:
     n = sizes_of(full[0])["n"] if full else overrides.get("n")
     out = Path(args.out or f"bench_results/{engine.info.slug}/{spec.name}")
     header = results_header(engine, spec=spec.name, n=n, dtype=args.dtype, quick=args.quick,
-                            sampled=args.sample is not None)
+                            sampled=args.sample is not None,
+                            slice={k: v for k, v in fixed.items() if k != "dtype"})
     sink = open_results(out / "space.json", header)
     if args.peers != "only":
         start, total = time.perf_counter(), len(points)
