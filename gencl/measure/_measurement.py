@@ -13,6 +13,15 @@ STATUSES = ("ok", "build_error", "out_of_resources", "wrong_answer", "timeout", 
             "excluded", "error")
 
 
+#: OpenCL errors that say a variant needs more than the device has, not that it is wrong.
+DOES_NOT_FIT = ("OUT_OF_RESOURCES", "INVALID_WORK_GROUP_SIZE", "MEM_OBJECT_ALLOCATION")
+
+
+def device_error_status(exc: BaseException) -> str:
+    """Status of a variant whose launch raised *exc*: out_of_resources or error."""
+    return "out_of_resources" if any(code in str(exc) for code in DOES_NOT_FIT) else "error"
+
+
 @dataclass(frozen=True)
 class Measurement:
     """One variant measured (or why not).

@@ -15,7 +15,7 @@ from gencl._version import __version__
 from gencl.generate import GenerationFailure, Variant, generate_many
 from gencl.measure._build import BuildFailure
 from gencl.measure._engine import OpenCLEngine, Timeout, check_assumptions, compare
-from gencl.measure._measurement import Measurement
+from gencl.measure._measurement import Measurement, device_error_status
 from gencl.spec import BenchmarkSpec
 
 SCHEMA_VERSION = "1.0"
@@ -97,9 +97,7 @@ def measure_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant,
         engine.reset()
         return _failed(variant.id, spec, point, sizes, "timeout", str(exc), **base)
     except Exception as exc:  # noqa: BLE001 -- a device error on one variant must not end the run
-        status = "out_of_resources" if "OUT_OF_RESOURCES" in str(exc) or \
-            "INVALID_WORK_GROUP_SIZE" in str(exc) or "MEM_OBJECT_ALLOCATION" in str(exc) \
-            else "error"
+        status = device_error_status(exc)
         engine.reset()
         return _failed(variant.id, spec, point, sizes, status,
                        f"{type(exc).__name__}: {str(exc).strip()[:300]}", **base)

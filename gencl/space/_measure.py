@@ -18,6 +18,7 @@ import numpy as np
 from gencl.generate import GenerationFailure, Variant, generate_many
 from gencl.measure import Bound, BuildFailure, Measurement, ResultsFile
 from gencl.measure._engine import Timeout, check_assumptions, evaluate
+from gencl.measure._measurement import device_error_status
 from gencl.space._sweeps import verify_sweeps
 
 #: variants built together in threads before they are measured one by one (NVIDIA's OpenCL
@@ -156,8 +157,7 @@ def measure_one(engine: Any, spec: Any, variant: Variant, sizes: Mapping[str, in
         return _failed(variant, spec, sizes, "timeout", str(exc), **base)
     except Exception as exc:  # noqa: BLE001 -- one variant's device error must not end the run
         text = str(exc)
-        status = "out_of_resources" if any(s in text for s in (
-            "OUT_OF_RESOURCES", "INVALID_WORK_GROUP_SIZE", "MEM_OBJECT_ALLOCATION")) else "error"
+        status = device_error_status(exc)
         engine.reset()
         return _failed(variant, spec, sizes, status, f"{type(exc).__name__}: {text[:300]}", **base)
     samples = timing.pop("samples_s")

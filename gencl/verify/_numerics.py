@@ -15,10 +15,7 @@ import numpy as np
 from gencl.generate import Variant
 from gencl.measure import BuildFailure, OpenCLEngine, verify_variant
 from gencl.measure._engine import Timeout, check_assumptions
-
-
-#: OpenCL errors that say the variant needs more than the device has, not that it is wrong.
-_DOES_NOT_FIT = ("OUT_OF_RESOURCES", "INVALID_WORK_GROUP_SIZE", "MEM_OBJECT_ALLOCATION")
+from gencl.measure._measurement import device_error_status
 
 
 @dataclass
@@ -78,7 +75,7 @@ def run_numerics(engine: OpenCLEngine, spec: Any, variant: Variant, sizes: Mappi
         return out
     except Exception as exc:  # noqa: BLE001 -- a device error on one variant must not end the run
         engine.reset()
-        if any(code in str(exc) for code in _DOES_NOT_FIT):
+        if device_error_status(exc) == "out_of_resources":
             out.skipped = f"does not fit the device: {type(exc).__name__}: {str(exc)[:200]}"
             return out
         out.failure = f"run failed: {type(exc).__name__}: {str(exc).strip()[:300]}"

@@ -78,26 +78,22 @@ def test_ptx_step_is_skipped_off_nvidia():
 H200 = Path(__file__).parent / "fixtures"
 
 
-def test_real_h200_contracted_addmul_chain_is_caught():
-    from gencl.spec import load_spec
-    from gencl.verify.ptx import check_ptx, rules_for
-
-    spec = load_spec("chain")
-    point = spec.complete({"itype": "sp_addmul", "chain": 1024, "conc_wg": 1, "ilp": 1,
-                           "unroll": 16, "workgroup": 32, "local_pad": True})
-    ptx = (H200 / "h200_chain_sp_addmul_contracted.ptx").read_text(errors="replace")
-    problems = check_ptx(ptx, rules_for(spec, point))
+@pytest.mark.parametrize("fixture,point,expected", [
     # 16 add + 16 mul expected; NVIDIA fused each mul with the next add into fma.rn.f32
-    assert any("add" in p for p in problems) and any("mul" in p for p in problems)
-
-
-def test_real_h200_int_chain_without_32bit_mads_is_caught():
+    ("h200_chain_sp_addmul_contracted.ptx",
+     {"itype": "sp_addmul", "chain": 1024, "conc_wg": 1, "ilp": 1, "unroll": 16,
+      "workgroup": 32, "local_pad": True}, ("add", "mul")),
+    # 1 mad.lo.s32 where 128 were meant: a 64-bit accumulator, the affine steps composed
+    ("h200_chain_int_madd_64bit.ptx",
+     {"itype": "int_madd", "chain": 4096, "conc_wg": 4, "ilp": 4, "unroll": 32,
+      "workgroup": 64, "local_pad": True}, ("mad",)),
+])
+def test_real_h200_shortened_chain_is_caught(fixture, point, expected):
     from gencl.spec import load_spec
     from gencl.verify.ptx import check_ptx, rules_for
 
     spec = load_spec("chain")
-    point = spec.complete({"itype": "int_madd", "chain": 4096, "conc_wg": 4, "ilp": 4,
-                           "unroll": 32, "workgroup": 64, "local_pad": True})
-    ptx = (H200 / "h200_chain_int_madd_64bit.ptx").read_text(errors="replace")
-    problems = check_ptx(ptx, rules_for(spec, point))
-    assert any("mad" in p for p in problems)  # 1 mad.lo.s32 where 128 were meant
+    ptx = (H200 / fixture).read_text(errors="replace")
+    problems = check_ptx(ptx, rules_for(spec, spec.complete(point)))
+    for instruction in expected:
+        assert any(instruction in p for p in problems), problems
