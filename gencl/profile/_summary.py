@@ -38,6 +38,10 @@ MEASURED_KEYS: dict[str, str] = {
     "d2h_bw_Bps": "B/s",
     "launch_overhead_s": "s",
     "compile_time_s_per_kloc": "s/kLOC",
+    "group_dispatch_s": "s",
+    "group_dispatch_cycles_per_cu": "cycles",
+    "cache_requests_per_s": "requests/s",
+    "cache_requests_per_cycle_per_cu": "requests/cycle",
 }
 
 #: Every key of summary.json, in order.

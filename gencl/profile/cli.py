@@ -10,8 +10,9 @@ from gencl.cli import command
 def _cfg_profile(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", help="device index or name substring (gencl devices)")
     p.add_argument("--quick", action="store_true", help="reduced suite, small sizes (CI)")
-    p.add_argument("--only", nargs="+", metavar="GROUP",
-                   help="groups (compute, memory, runtime) or benchmark names to run")
+    p.add_argument("--only", nargs="+", action="extend", metavar="GROUP",
+                   help="groups (compute, memory, runtime) or benchmark names to run "
+                        "(repeatable: --only a --only b runs both)")
     p.add_argument("--out", help="folder (default bench_results/<device-slug>/)")
     p.add_argument("--fresh", action="store_true",
                    help="start over instead of resuming the profile in --out")

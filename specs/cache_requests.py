@@ -1,0 +1,117 @@
+"""First-level cache request throughput: loads whose lanes are ``stride`` elements apart.
+
+Work item i reads ``reads`` = 32 elements (unrolled), the r-th at byte
+``r·128 + (i mod 32)·stride·e`` of a small buffer, e = 4·``vector_width`` bytes (float, float4,
+float16 through the vector knob). Every 32 consecutive work items (a warp on NVIDIA) read one
+pattern; every warp of every group reads the same few KiB (≤ 4 KiB + 4 KiB of row shifts), so
+after the first touch all loads hit the first-level cache and DRAM plays no part. A sub-group
+load instruction then costs one cache request per distinct line its lanes touch: 1 line at
+stride 1 (float), up to one per lane once the lane stride reaches a line; a float16 lane is four
+16-byte loads, each spanning 16 lines at stride 1. The analysis ``cache_requests`` counts the
+requests of every point (gencl/characterize/cache_requests.py) and reports the highest
+requests/s. Lane strides past one 128-byte line add no line and are left out. 2^22 work items
+on a GPU, 2^16 on a CPU, 2^14 quick.
+"""
+
+import loopy as lp
+import numpy as np
+
+from gencl.characterize.cache_requests import LANE_PERIOD, ROW_SHIFT_BYTES
+from gencl.spec import BenchmarkSpec, Knob
+
+READS = 32
+STRIDES = (1, 2, 4, 8, 16, 32)
+WIDTHS = (1, 4, 16)
+
+
+def _rows_per_shift(point):
+    """Rows of ``vector_width`` floats between read r and read r+1 (ROW_SHIFT_BYTES)."""
+    return ROW_SHIFT_BYTES // (4 * point["vector_width"])
+
+
+def program(point):
+    """Rows of V floats (V = vector width: the vector knob turns a row into one floatV)."""
+    knl = lp.make_kernel(
+        "{[i, v, r]: 0 <= i < n and 0 <= v < V and 0 <= r < R}",
+        """
+        for i, v
+            <> acc = 0 {id=init}
+            for r
+                acc = acc + src[r*H + (i % P)*S, v] {id=sum, dep=init}
+            end
+            dst[i, v] = if(flag * acc != 0, acc, 0) {dep=sum}
+        end
+        """,
+        [lp.GlobalArg("src", np.float32, shape=("M", "V")),
+         lp.GlobalArg("dst", np.float32, shape=("n", "V"), is_input=False, is_output=True),
+         lp.ValueArg("flag", np.int32), lp.ValueArg("n", np.int32), lp.ValueArg("M", np.int32)],
+        name="cache_requests", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.fix_parameters(knl, V=point["vector_width"], S=point["stride"], R=point["reads"],
+                            P=LANE_PERIOD, H=_rows_per_shift(point))
+    return lp.tag_inames(knl, {"r": "unr"})
+
+
+def _rows(point):
+    return (point["reads"] - 1) * _rows_per_shift(point) + (LANE_PERIOD - 1) * point["stride"] + 1
+
+
+def sizes(point, device, quick):
+    if quick:
+        n = 1 << 14
+    else:
+        n = 1 << 22 if device.device_type.upper() == "GPU" else 1 << 16
+    return {"n": n, "M": _rows(point)}
+
+
+def verify_sizes(point, device):
+    return {"n": 4 * point["workgroup"], "M": _rows(point)}
+
+
+def inputs(point, sizes, rng):
+    src = rng.standard_normal((sizes["M"], point["vector_width"])).astype(np.float32)
+    return {"src": src, "flag": 1}
+
+
+def reference(values, point, sizes):
+    src = values["src"]
+    lane = np.arange(sizes["n"]) % LANE_PERIOD
+    acc = np.zeros((sizes["n"], src.shape[1]), dtype=np.float32)
+    for r in range(point["reads"]):  # the kernel's order of additions
+        acc = (acc + src[r * _rows_per_shift(point) + lane * point["stride"]]).astype(np.float32)
+    return {"dst": np.where(acc != 0, acc, 0).astype(np.float32)}
+
+
+def bytes_loaded(point, sizes):
+    """Bytes the lanes ask for (not the lines the cache serves)."""
+    return sizes["n"] * point["reads"] * 4 * point["vector_width"]
+
+
+def _within_one_line(point, device):
+    if point["stride"] * 4 * point["vector_width"] > ROW_SHIFT_BYTES:
+        return "a lane stride past one 128-byte line touches no more lines"
+    return None
+
+
+SPEC = BenchmarkSpec(
+    name="cache_requests",
+    description=__doc__.strip().splitlines()[0],
+    program=program,
+    params={"stride": STRIDES, "reads": (READS,)},
+    knobs={
+        "vector_width": Knob("vector", WIDTHS,
+                             {"iname": "v", "arrays": ("src", "dst"), "temporaries": ("acc",)}),
+        "workgroup": Knob("workgroup", (256,), {"inames": ("i",)}),
+    },
+    inputs=inputs,
+    reference=reference,
+    sizes=sizes,
+    verify_sizes=verify_sizes,
+    metrics={"bytes": bytes_loaded},
+    sweep=[{"vector_width": w, "stride": s} for w in WIDTHS for s in STRIDES],
+    quick_sweep=[{"vector_width": 1, "stride": 1}, {"vector_width": 1, "stride": 32},
+                 {"vector_width": 4, "stride": 8}, {"vector_width": 16, "stride": 1}],
+    constraints=[_within_one_line],
+    analysis="cache_requests",
+    group="memory",
+    tolerance={"float32": 1e-5},
+)

@@ -1,0 +1,88 @@
+"""cache_requests: request counts of known strides by hand; the rate of a synthetic record;
+the quick sweep runs, matches numpy and feeds the analysis on PoCL."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from gencl.characterize import get_analysis
+from gencl.characterize.cache_requests import (
+    instruction_lines, lines_per_instruction, requests_per_launch)
+from tests.characterize_tests._records import DEVICE, record
+
+
+def point(width, stride, wg=256):
+    return {"vector_width": width, "stride": stride, "reads": 32, "workgroup": wg}
+
+
+def test_instruction_lines_by_hand():
+    lanes = list(range(32))
+    assert instruction_lines([4 * k for k in lanes], 4, 128) == 1  # 128 contiguous bytes
+    assert instruction_lines([8 * k for k in lanes], 4, 128) == 2
+    assert instruction_lines([128 * k for k in lanes], 4, 128) == 32  # a line per lane
+    assert instruction_lines([16 * k for k in lanes], 16, 128) == 4  # float4: 512 B
+    # float16 lanes: four 16-B loads, each over 32 lanes 64 B apart = 16 lines
+    assert instruction_lines([64 * k for k in lanes], 64, 128) == 4 * 16
+    assert instruction_lines([0, 120], 16, 128) == 2  # lane 1's piece straddles two lines
+    assert instruction_lines([0, 0, 0], 4, 128) == 1  # a broadcast is one request
+
+
+@pytest.mark.parametrize("width, stride, per_warp_load", [
+    (1, 1, 1), (1, 2, 2), (1, 8, 8), (1, 32, 32), (4, 1, 4), (4, 8, 32), (16, 1, 64),
+    (16, 2, 128)])
+def test_requests_per_launch_warp32(width, stride, per_warp_load):
+    n = 1 << 14
+    expected = n / 32 * 32 * per_warp_load  # warps × reads × lines per warp load
+    assert requests_per_launch(point(width, stride), {"n": n}, 32, 128) == expected
+    assert lines_per_instruction(point(width, stride), 32, 128) == per_warp_load
+
+
+def test_subgroup_and_line_size():
+    n = 1 << 12
+    # 16-lane sub-groups, 64-B lines (a CPU): float at stride 1 is one line per sub-group load
+    assert requests_per_launch(point(1, 1), {"n": n}, 16, 64) == n / 16 * 32
+    # float at stride 32 (128 B apart): every lane its own line, whatever the sub-group
+    assert requests_per_launch(point(1, 32), {"n": n}, 16, 64) == n * 32
+    # a work-group smaller than the warp: sub-group = work-group (8 lanes × 4 B = 1 line)
+    assert requests_per_launch(point(1, 1, wg=8), {"n": n}, 32, 128) == n / 8 * 32
+
+
+def test_rate_is_the_best_point():
+    n = 1 << 22
+    recs = [record(point(1, 1), {"n": n}, 1e-4, vid="a"),    # 2^22 requests
+            record(point(1, 32), {"n": n}, 1e-3, vid="b"),   # 2^27 requests
+            record(point(16, 2), {"n": n}, 3e-3, vid="c"),   # 2^29 requests
+            record(point(4, 4), {"n": n}, 1.0, status="wrong_answer", vid="d")]
+    result = get_analysis("cache_requests")(recs, {**DEVICE, "global_cacheline_bytes": 128},
+                                            2e9)
+    chars = {c.name: c for c in result.characteristics}
+    assert chars["cache_requests_per_s"].value == pytest.approx(2**29 / 3e-3)
+    assert chars["cache_requests_per_s"].variants == ("c",)
+    assert chars["cache_requests_per_cycle_per_cu"].value == pytest.approx(
+        2**29 / 3e-3 / (2e9 * 132))
+    s = result.series["bandwidth_l1_requests_vs_lines"]
+    assert s["x"] == [1.0, 32.0, 128.0]
+    assert s["y"]["float"] == [pytest.approx(2**22 / 1e-4), pytest.approx(2**27 / 1e-3), None]
+
+
+def test_quick_sweep_on_pocl(engine):
+    from gencl.generate import generate
+    from gencl.measure import run_points
+    from gencl.spec import load_spec
+
+    spec = load_spec("cache_requests")
+    points = spec.sweep_points(engine.info, quick=True)
+    assert {p["vector_width"] for p in points} == {1, 4, 16}
+    for p in points:  # the vector knob really emits floatN loads (loopy can fall back silently)
+        if p["vector_width"] > 1:
+            assert f"float{p['vector_width']} const *" in generate(spec, p).source
+    results = run_points(spec, points, engine, quick=True)
+    assert all(m.status == "ok" for m in results), [m.reason for m in results]
+    assert all(m.max_error is not None and m.max_error <= 1 for m in results)
+    result = get_analysis("cache_requests")([m.to_json() for m in results],
+                                            engine.info.to_json(), None)
+    chars = {c.name: c.value for c in result.characteristics}
+    for name in ("cache_requests_per_s", "cache_requests_per_cycle_per_cu"):
+        assert math.isfinite(chars[name]) and chars[name] > 0, name
