@@ -43,6 +43,10 @@ class ModelParams:
     line_bytes: int
     sector_bytes: int
     launch_s: float
+    group_dispatch_s: float    # device-wide seconds per work-group when groups are tiny
+    cache_requests_per_s: float  # device-wide cache-line requests (sub-group instruction × line)
+    request_line_bytes: int    # the line one request serves
+    lane_access_bytes: int     # widest access one lane makes in one instruction
     barrier_s: float
     divergence_width: int
     sources: Mapping[str, str] = field(default_factory=dict)
@@ -101,6 +105,14 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         cache_bytes=cache, cached=cache > 0, line_bytes=line,
         sector_bytes=32 if is_gpu else line,
         launch_s=get("launch_overhead_s", 5e-6 if is_gpu else 2e-5),
+        # nominal: a GPU compute unit starts a work-group every ~150 cycles and serves one
+        # 128-byte line request per cycle; a CPU core pays ~1 µs per work-group call and one
+        # line per cycle
+        group_dispatch_s=get("group_dispatch_s",
+                             (150.0 / clock if is_gpu else 1e-6) / max(cus, 1)),
+        cache_requests_per_s=get("cache_requests_per_s", clock * cus),
+        request_line_bytes=128 if is_gpu else line,
+        lane_access_bytes=16 if is_gpu else 64,
         barrier_s=100.0 / clock,
         divergence_width=int(_num(summary, "divergence_width_items") or sg),
         sources=sources,

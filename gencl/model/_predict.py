@@ -1,6 +1,10 @@
 """Predicted time of a variant from its statistics and the device's measured characteristics.
 
-time = launch overhead + max(compute, memory bandwidth, memory latency) + local memory + barriers
+time = launch overhead + max(compute, DRAM bandwidth, cache requests, memory latency,
+                             local memory, work-group dispatch) / load balance + barriers
+
+The terms are throughputs of different units that run concurrently, so the slowest one sets the
+time (a roofline with one roof per unit); barriers stall every unit and add.
 
 - compute: per instruction type, lane operations over the measured throughput of that type
   (loopy counts mul and add apart; a mul/add pair is one multiply-add), slowed below the ridge
@@ -8,6 +12,13 @@ time = launch overhead + max(compute, memory bandwidth, memory latency) + local 
 - memory bandwidth: bytes actually moved over the measured copy bandwidth; an access whose
   neighbouring work items are ``stride`` elements apart moves whole sectors (coalescing), and
   repeated reads of an array that fits the measured cache come from the cache, not DRAM;
+- cache requests: a sub-group instruction is served one cache line (128 B on GPUs) per request:
+  a coalesced float access needs one request per 32 lanes, a float16 per lane (four 16-byte
+  instructions, lanes 64 B apart) sixteen per instruction, a lane-by-lane access of a vector
+  (loopy's fallback) one instruction per lane and component. The rate is measured
+  (``cache_requests`` benchmark), so data served by caches is not free;
+- work-group dispatch: starting a work-group costs a fixed time (``workgroup_dispatch``
+  benchmark); tiny work-groups make a memory-bound kernel dispatch-bound;
 - memory latency: Little's law — with too few work items in flight the bandwidth is
   (bytes in flight) / (measured global latency Λ);
 - work-groups that do not fill the last wave leave compute units idle (load balance).
@@ -112,29 +123,62 @@ def _concurrency(stats: KernelStats, p: ModelParams) -> float:
     return max(1.0, min(per_cu, p.max_resident_per_cu))
 
 
+def _subgroup_shape(stats: KernelStats, p: ModelParams) -> tuple[int, int]:
+    """(lanes along local axis 0, rows along axis 1) of one sub-group: a sub-group is
+    consecutive linear local ids, so a work-group narrower than it spans several rows."""
+    sg = max(1, min(p.subgroup_size, stats.group_size))
+    width = stats.local_size[0] if stats.local_size else stats.group_size
+    lanes = max(1, min(sg, width))
+    return lanes, max(1, sg // lanes)
+
+
+def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
+    """Cache-line requests of one access site per launch: sub-group instructions × the distinct
+    lines each touches (rows of a sub-group lie in different lines)."""
+    lanes, rows = _subgroup_shape(stats, p)
+    size = a.itemsize * a.vec_width
+    chunk = min(size, p.lane_access_bytes)
+    line = p.request_line_bytes
+    if a.lid0_stride is None:       # not affine: every lane its own line
+        per_row = lanes * math.ceil(chunk / line)
+    else:
+        step = abs(a.lid0_stride) * a.itemsize
+        if step == 0:               # every lane the same address: a broadcast
+            per_row = math.ceil(chunk / line)
+        elif step < line:
+            per_row = math.ceil(((lanes - 1) * step + chunk) / line)
+        else:
+            per_row = lanes * math.ceil(chunk / line)
+    instructions = a.count / a.vec_width * math.ceil(size / chunk) / (lanes * rows)
+    return instructions * rows * per_row
+
+
 def predict(stats: KernelStats, p: ModelParams) -> Prediction:
     conc = _concurrency(stats, p)
     below_ridge = max(1.0, p.ridge_items_per_cu / conc)
     t_compute = compute_time(stats, p) * below_ridge
     dram, cache, useful = memory_bytes(stats, p)
-    t_bw = dram / p.dram_bw + cache / p.cache_bw
-    # Little's law: bytes in flight per work item = one access of each site
+    t_bw = dram / p.dram_bw
+    requests = sum(cache_requests(a, stats, p) for a in stats.accesses if a.space == "global")
+    t_req = requests / p.cache_requests_per_s
+    # Little's law on DRAM: bytes in flight = one access of each site per resident work item
     in_flight = conc * p.compute_units * sum(
         a.itemsize * a.vec_width for a in stats.accesses if a.space == "global")
-    lat_bw = in_flight / p.global_latency_s if in_flight else math.inf
-    t_lat = (dram + cache) / lat_bw if lat_bw < math.inf else 0.0
+    t_lat = dram * p.global_latency_s / in_flight if in_flight else 0.0
     local = sum(a.bytes for a in stats.accesses if a.space == "local")
     local_eff = _bank_efficiency(stats, p)
     t_local = local / p.local_bw / local_eff
+    t_dispatch = stats.groups * p.group_dispatch_s
     waves = math.ceil(stats.groups / max(p.compute_units, 1))
     balance = stats.groups / (waves * p.compute_units) if waves else 1.0
     t_sync = stats.barriers_per_item * stats.groups * p.barrier_s / p.compute_units
     divergence = 1.0 - 0.5 * stats.divergent_fraction
     t_compute /= divergence
-    body = max(t_compute, t_bw, t_lat) / balance + t_local + t_sync
+    body = max(t_compute, t_bw, t_req, t_lat, t_local, t_dispatch) / balance + t_sync
     time_s = p.launch_s + body
-    terms = {"compute": t_compute, "memory_bandwidth": t_bw, "memory_latency": t_lat,
-             "local_memory": t_local, "barriers": t_sync, "launch": p.launch_s}
+    terms = {"compute": t_compute, "memory_bandwidth": t_bw, "cache_requests": t_req,
+             "memory_latency": t_lat, "local_memory": t_local, "dispatch": t_dispatch,
+             "barriers": t_sync, "launch": p.launch_s}
     bottleneck = max(terms, key=lambda k: terms[k])
     # the roof: useful work at the peak of the limiting resource, plus the launch
     ideal = p.launch_s + max(compute_time(stats, p), useful / p.dram_bw if not p.cached
@@ -161,7 +205,8 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
               divergence: float, balance: float, conc: float, dram: float, cache: float,
               useful: float, local_eff: float) -> tuple[Criterion, ...]:
     total = max(body, 1e-30)
-    mem_share = max(terms["memory_bandwidth"], terms["memory_latency"]) / total
+    mem_share = max(terms["memory_bandwidth"], terms["memory_latency"],
+                    terms["cache_requests"]) / total
     moved = sum(a.bytes / access_efficiency(a, p) for a in stats.accesses if a.space == "global")
     granularity = useful / moved if moved else 1.0
     occupancy = min(1.0, conc / p.ridge_items_per_cu)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -21,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-STATS_VERSION = "1"
+STATS_VERSION = "2"
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Access:
     vec_width: int        # lanes moved by one instruction (the array's vec axis)
     count: float          # lane accesses per launch
     lid0_stride: float | None  # elements between neighbouring work items; None: not affine
+    per_lane: bool = False     # a vector access loopy emitted lane by lane (see _per_lane_insns)
 
     @property
     def bytes(self) -> float:
@@ -54,6 +56,7 @@ class KernelStats:
     barriers_per_item: float
     divergent_fraction: float      # share of instructions under work-item-dependent predicates
     static_local_bytes: int = 0
+    local_size: tuple[int, ...] = ()   # work-group shape, axis 0 first
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -63,6 +66,7 @@ class KernelStats:
     def from_json(cls, data: Mapping[str, Any]) -> KernelStats:
         d = dict(data)
         d["accesses"] = tuple(Access(**a) for a in d["accesses"])
+        d["local_size"] = tuple(d.get("local_size", ()))
         return cls(**d)
 
 
@@ -111,6 +115,51 @@ def _divergent_fraction(knl: Any) -> float:
     return divergent / len(insns)
 
 
+def _per_lane_insns(t_unit: Any) -> frozenset[str]:
+    """Instructions inside a vectorized loop that loopy emits lane by lane, not as vector code.
+
+    loopy falls back to one scalar copy per lane when an instruction cannot be vectorized: it
+    warns ("vectorize_failed") for unvectorizable subscripts, and silently unrolls instructions
+    whose predicates depend on the vector iname. Both are found here: the second from the
+    predicates, the first by generating the code with the warning un-silenced. Such accesses are
+    scalar accesses ``vec_width`` elements apart, not vector loads (seed 003's branch-form vecN).
+    """
+    import loopy as lp
+    from loopy.kernel.data import VectorizeTag
+    from pymbolic.mapper.dependency import DependencyMapper
+
+    knl = t_unit.default_entrypoint
+    vec = {name for name, tags in knl.inames.items()
+           if any(isinstance(t, VectorizeTag) for t in tags.tags)}
+    if not vec:
+        return frozenset()
+    dep = DependencyMapper(composite_leaves=False)
+    found = {insn.id for insn in knl.instructions if insn.within_inames & vec and any(
+        {str(v) for v in dep(p)} & vec for p in insn.predicates)}
+    loud = knl.copy(silenced_warnings=[w for w in knl.silenced_warnings
+                                       if w != "vectorize_failed"])
+    # loopy's code cache would answer without re-emitting the warnings: generate afresh
+    with warnings.catch_warnings(record=True) as caught, lp.CacheMode(False):
+        warnings.simplefilter("always")
+        lp.generate_code_v2(t_unit.with_kernel(loud))
+    for w in caught:
+        m = re.search(r"Vectorization of 'instruction (\S+)' failed", str(w.message))
+        if m:
+            found.add(m.group(1))
+    return frozenset(found)
+
+
+def _only(t_unit: Any, ids: frozenset[str], keep: bool) -> Any:
+    """The program with only the instructions in *ids* (keep) or all but them (not keep); the
+    counters need no schedule, so dangling dependencies are simply dropped."""
+    knl = t_unit.default_entrypoint
+    insns = [i for i in knl.instructions if (i.id in ids) == keep]
+    names = {i.id for i in insns}
+    insns = [i.copy(depends_on=frozenset(d for d in i.depends_on if d in names))
+             for i in insns]
+    return t_unit.with_kernel(knl.copy(instructions=insns))
+
+
 def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) -> KernelStats:
     """Count ops, memory accesses and barriers of a transformed program at *sizes*."""
     import loopy as lp
@@ -121,10 +170,17 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
         knl = t_unit.default_entrypoint
         gsize, lsize = knl.get_grid_size_upper_bounds_as_exprs(t_unit.callables_table)
         groups = int(np.prod([_value(g, env) for g in gsize])) if gsize else 1
-        group = int(np.prod([_value(s, env) for s in lsize])) if lsize else 1
+        local_size = tuple(int(_value(s, env)) for s in lsize) if lsize else (1,)
+        group = int(np.prod(local_size))
         op_map = lp.get_op_map(t_unit, subgroup_size=subgroup_size,
                                count_within_subscripts=False)
-        mem_map = lp.get_mem_access_map(t_unit, subgroup_size=subgroup_size)
+        per_lane = _per_lane_insns(t_unit)
+        if per_lane:  # types first: a split-off part may no longer say what a temporary is
+            t_unit = lp.infer_unknown_types(t_unit, expect_completion=True)
+        parts = [(False, t_unit)] if not per_lane else [
+            (False, _only(t_unit, per_lane, keep=False)), (True, _only(t_unit, per_lane, True))]
+        mem_maps = [(lane, lp.get_mem_access_map(part, subgroup_size=subgroup_size))
+                    for lane, part in parts if part.default_entrypoint.instructions]
         sync_map = lp.get_synchronization_map(t_unit, subgroup_size=subgroup_size)
     ops: dict[str, float] = {}
     for op, poly in op_map.items():
@@ -138,22 +194,27 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
     args = {a.name: a for a in knl.args}
     temps = knl.temporary_variables
     accesses = []
-    for mem, poly in mem_map.items():
-        if mem.mtype not in ("global", "local") or mem.variable is None:
-            continue
-        n = _count(poly, env)
-        if mem.count_granularity == "subgroup":
-            n *= min(subgroup_size, group)
-        var = args.get(mem.variable) or temps.get(mem.variable)
-        width = _vec_width(var, env) if var is not None else 1
-        stride = (mem.lid_strides or {}).get(0)
-        try:
-            lid0 = 0.0 if stride is None and 0 in _lid_axes(knl) else \
-                (None if stride is None else _value(stride, env))
-        except Exception:  # noqa: BLE001 -- a stride loopy cannot express: not affine
-            lid0 = None
-        accesses.append(Access(str(mem.variable), mem.mtype, mem.direction or "load",
-                               int(np.dtype(mem.dtype.numpy_dtype).itemsize), width, n, lid0))
+    for lane, mem_map in mem_maps:
+        for mem, poly in mem_map.items():
+            if mem.mtype not in ("global", "local") or mem.variable is None:
+                continue
+            n = _count(poly, env)
+            if mem.count_granularity == "subgroup":
+                n *= min(subgroup_size, group)
+            var = args.get(mem.variable) or temps.get(mem.variable)
+            width = _vec_width(var, env) if var is not None else 1
+            # a __local argument (dynamic local memory) is counted by loopy as "global"
+            space = "local" if getattr(var, "address_space", None) == lp.AddressSpace.LOCAL \
+                else mem.mtype
+            stride = (mem.lid_strides or {}).get(0)
+            try:
+                lid0 = 0.0 if stride is None and 0 in _lid_axes(knl) else \
+                    (None if stride is None else _value(stride, env))
+            except Exception:  # noqa: BLE001 -- a stride loopy cannot express: not affine
+                lid0 = None
+            accesses.append(Access(str(mem.variable), space, mem.direction or "load",
+                                   int(np.dtype(mem.dtype.numpy_dtype).itemsize),
+                                   1 if lane else width, n, lid0, per_lane=lane))
     footprint = {}
     for arg in knl.args:
         if isinstance(arg, lp.ArrayArg) and arg.address_space == lp.AddressSpace.GLOBAL \
@@ -170,7 +231,8 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                        if t.address_space == lp.AddressSpace.LOCAL and t.shape)
     items = groups * group
     return KernelStats(items, group, groups, ops, tuple(accesses), footprint,
-                       barriers / max(items, 1), _divergent_fraction(knl), int(static_local))
+                       barriers / max(items, 1), _divergent_fraction(knl), int(static_local),
+                       local_size)
 
 
 def _lid_axes(knl: Any) -> set[int]:

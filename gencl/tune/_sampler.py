@@ -1,27 +1,30 @@
-"""ModelGuidedSampler: an Optuna sampler that spends the first evaluations where the model points.
+"""ModelGuidedSampler: an Optuna sampler that searches where the model, corrected by the
+measurements so far, predicts the fastest variants.
 
-It wraps a base sampler (TPE by default) the way Optuna's ``PartialFixedSampler`` does, so the rest
-of Optuna (storages, pruning of excluded points, the dashboard, distributed workers) works
-unchanged:
+The model (gencl.model) predicts every point of the space before a single measurement: that is
+the prior. Each measured trial then tells how wrong the model is *there*: its residual
+r = log(measured / predicted). Residuals are local — the model misjudges a whole family of
+variants (a vector width, a boundary form) in the same way — so the residual of an untried point
+is estimated from the measured points that share most of its knob values (a kernel over the
+number of differing knobs, shrunk towards the mean residual), and the next proposal is the untried
+point with the lowest corrected prediction, less a small bonus for points far from anything
+measured (an optimistic lower bound, so a family the model underrates still gets looked at).
+Profile-derived knob ranges (seed 003 §4) rank points outside them behind the rest.
 
-1. the first ``n_model_first`` trials take the best-predicted points not yet in the study
-   (``sample_relative`` returns a whole point);
-2. after that the base sampler proposes a point; the sampler scores it and its one-axis
-   neighbours with the model and takes the best-predicted one not yet tried (the base sampler
-   explores, the model refines);
-3. points predicted hopeless (slower than ``hopeless_factor`` × the best prediction) are never
-   proposed while others remain;
-4. profile-derived knob ranges (seed 003 §4) rank points outside them behind the rest.
+It is an Optuna ``BaseSampler`` (``sample_relative`` returns a whole point), so storages, the
+dashboard and distributed workers work unchanged; points the model could not predict are left to
+the base sampler (TPE by default) once every predicted point has been tried.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import optuna
-from optuna.distributions import BaseDistribution, CategoricalDistribution
+import numpy as np
+from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, TPESampler
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
@@ -35,42 +38,64 @@ def params_key(params: Mapping[str, Any]) -> str:
 
 @experimental_class("0.1.0")
 class ModelGuidedSampler(BaseSampler):
-    """Propose points in the order of a model's predicted time, refined by a base sampler.
+    """Propose the untried point with the lowest model prediction corrected by nearby residuals.
 
     Args:
         space: the search space's distributions (all categorical), name → distribution.
-        predicted: Optuna params key (``params_key``) → predicted seconds; points without a
-            prediction are treated as unknown (after every predicted point, before hopeless ones).
-        base_sampler: explores after the model phase (default ``TPESampler(seed=seed)``).
-        n_model_first: trials proposed purely from the ranking.
-        hopeless_factor: predicted slower than this × the best prediction → never proposed while
-            anything else remains.
+        predicted: Optuna params key (``params_key``) → predicted seconds.
+        base_sampler: proposes points the model did not predict, once the predicted ones are
+            exhausted (default ``TPESampler(seed=seed)``).
+        length: knobs of difference at which a measured residual's weight falls by e.
+        prior_weight: weight of the mean residual in a point's residual estimate.
+        optimism: standard deviations of residual uncertainty subtracted from the log score.
         preferred: axis → values the profile recommends (others rank behind, not excluded).
         seed: for the base sampler.
     """
 
     def __init__(self, space: Mapping[str, BaseDistribution], predicted: Mapping[str, float], *,
-                 base_sampler: BaseSampler | None = None, n_model_first: int = 5,
-                 hopeless_factor: float = 3.0, preferred: Mapping[str, Sequence[Any]] | None = None,
+                 base_sampler: BaseSampler | None = None, length: float = 1.0,
+                 prior_weight: float = 0.5, optimism: float = 0.5,
+                 preferred: Mapping[str, Sequence[Any]] | None = None,
                  seed: int | None = None) -> None:
         self._space = dict(space)
         self._base = base_sampler or TPESampler(seed=seed)
-        self._n_first = n_model_first
+        self._length, self._w0, self._optimism = length, prior_weight, optimism
         self._preferred = {k: set(v) for k, v in (preferred or {}).items()}
-        best = min(predicted.values()) if predicted else 0.0
-        self._hopeless = {k for k, v in predicted.items() if best and v > hopeless_factor * best}
-        self._score = {k: self._rank_time(json.loads(k), v) for k, v in predicted.items()}
-        self._ranking = sorted(self._score, key=lambda k: self._score[k])
-        self._unknown = max(self._score.values()) if self._score else 0.0
+        self._keys = sorted(k for k, v in predicted.items() if v > 0)
+        self._index = {k: i for i, k in enumerate(self._keys)}
+        points = [json.loads(k) for k in self._keys]
+        self._log_pred = np.array([math.log(predicted[k]) + self._penalty(pt)
+                                   for k, pt in zip(self._keys, points)])
+        axes = sorted({a for pt in points for a in pt})
+        codes: list[dict[str, int]] = [{} for _ in axes]
+        self._codes = np.array(
+            [[codes[j].setdefault(json.dumps(pt.get(a), default=str), len(codes[j]))
+              for j, a in enumerate(axes)] for pt in points], dtype=np.int32
+        ).reshape(len(points), len(axes))
 
-    def _rank_time(self, params: Mapping[str, Any], t: float) -> float:
+    def _penalty(self, params: Mapping[str, Any]) -> float:
         outside = sum(1 for k, allowed in self._preferred.items()
                       if k in params and params[k] not in allowed)
-        return t * (2.0 ** outside)
+        return outside * math.log(2.0)
 
-    def score(self, params: Mapping[str, Any]) -> float:
-        """Ranking value of a point (predicted time, penalized outside the preferred ranges)."""
-        return self._score.get(params_key(params), self._unknown)
+    def scores(self, measured: Mapping[str, float]) -> np.ndarray:
+        """Corrected log predictions (lower is better) of every predicted point, given
+        params key → measured seconds."""
+        idx = [(self._index[k], v) for k, v in measured.items() if k in self._index and v > 0]
+        if not idx:
+            return self._log_pred.copy()
+        rows = np.array([i for i, _ in idx])
+        resid = np.log([v for _, v in idx]) - self._log_pred[rows]
+        # the model's overall bias, itself shrunk towards "no bias" while few points are known,
+        # so that one bad measurement drags its neighbours down more than the rest
+        mean = float(resid.sum()) / (len(resid) + 3.0)
+        spread = float(resid.std()) if len(resid) > 1 else 0.5
+        spread = max(spread, 0.05)
+        distance = (self._codes[:, None, :] != self._codes[None, rows, :]).sum(axis=2)
+        weight = np.exp(-distance / self._length)
+        total = weight.sum(axis=1) + self._w0
+        estimate = (weight @ resid + self._w0 * mean) / total
+        return self._log_pred + estimate - self._optimism * spread / np.sqrt(total)
 
     # {{{ BaseSampler
 
@@ -83,30 +108,19 @@ class ModelGuidedSampler(BaseSampler):
 
     def sample_relative(self, study: Study, trial: FrozenTrial,
                         search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
-        if not search_space:
+        if not search_space or not self._keys:
             return {}
         trials = study._get_trials(deepcopy=False, use_cache=True)
-        tried = {params_key(t.params) for t in trials
-                 if t.number != trial.number and t.state != TrialState.WAITING and t.params}
-        fresh = sum(1 for t in trials if t.number != trial.number and
-                    t.state in (TrialState.COMPLETE, TrialState.FAIL, TrialState.RUNNING))
-        if fresh < self._n_first:
-            for key in self._ranking:
-                if key not in tried and key not in self._hopeless:
-                    return json.loads(key)
-            return {}
-        proposal = {name: self._base.sample_independent(study, trial, name, dist)
-                    for name, dist in search_space.items()}
-        candidates = [proposal]
-        for name, dist in search_space.items():
-            if isinstance(dist, CategoricalDistribution):
-                candidates += [{**proposal, name: c} for c in dist.choices
-                               if c != proposal[name]]
-        keyed = [(params_key(c), c) for c in candidates]
-        open_ = [(k, c) for k, c in keyed if k not in tried and k not in self._hopeless]
-        if not open_:
-            open_ = [(k, c) for k, c in keyed if k not in tried] or keyed
-        return min(open_, key=lambda kc: self._score.get(kc[0], self._unknown))[1]
+        others = [t for t in trials if t.number != trial.number and t.params
+                  and t.state != TrialState.WAITING]
+        tried = {params_key(t.params) for t in others}
+        measured = {params_key(t.params): float(t.value) for t in others
+                    if t.state == TrialState.COMPLETE and t.value is not None}
+        open_ = np.array([k not in tried for k in self._keys])
+        if not open_.any():
+            return {}  # every predicted point tried: the base sampler takes over
+        scores = np.where(open_, self.scores(measured), np.inf)
+        return json.loads(self._keys[int(np.argmin(scores))])
 
     def sample_independent(self, study: Study, trial: FrozenTrial, param_name: str,
                            param_distribution: BaseDistribution) -> Any:

@@ -22,9 +22,9 @@ SAMPLERS = ("guided", "tpe", "random", "grid")
 
 def make_sampler(name: str, space: SearchSpace, *, seed: int | None = None,
                  predicted: Mapping[str, float] | None = None,
-                 preferred: Mapping[str, Any] | None = None,
-                 n_model_first: int = 5) -> BaseSampler:
-    """Optuna's samplers by name; ``guided`` wraps TPE with the model's predictions."""
+                 preferred: Mapping[str, Any] | None = None) -> BaseSampler:
+    """Optuna's samplers by name; ``guided`` searches the model's predictions, corrected by the
+    measurements (TPE takes over points the model could not predict)."""
     if name == "tpe":
         return TPESampler(seed=seed)
     if name == "random":
@@ -41,7 +41,7 @@ def make_sampler(name: str, space: SearchSpace, *, seed: int | None = None,
             warnings.simplefilter("ignore", ExperimentalWarning)
             return ModelGuidedSampler(space.distributions(), predicted or {},
                                       base_sampler=TPESampler(seed=seed), seed=seed,
-                                      n_model_first=n_model_first, preferred=preferred)
+                                      preferred=preferred)
     raise GenclError(f"--sampler {name}: expected one of {', '.join(SAMPLERS)}")
 
 
