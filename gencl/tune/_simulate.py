@@ -4,14 +4,14 @@ For each strategy and seed, a search runs against the ReplayEngine (no device) u
 variant within ``target`` (3 %) of the space's best, or spent ``max_evals`` distinct evaluations.
 An evaluation is a distinct point measured (failures count: they cost device time too; points the
 spec excludes are pruned before any work and do not). Kernel Tuner's strategies run in its own
-simulation mode on the same space, converted into its cache format.
+simulation mode on the same space, converted into its cache format and given as its restrictions
+(gencl.tune._kerneltuner.kt_restriction), counted as Kernel Tuner counts max_fevals.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import math
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ import optuna
 
 from gencl._version import __version__
 from gencl.model import accuracy, point_key, predict_points
-from gencl.tune._kerneltuner import KT_STRATEGIES, run_kt_strategy, write_kt_cache
+from gencl.tune._kerneltuner import KT_STRATEGIES, run_kt_strategies
 from gencl.tune._objective import is_fresh
 from gencl.tune._replay import ReplayEngine
 from gencl.tune._sampler import knob_preferences, params_key
@@ -113,26 +113,12 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
                                           target, predicted, preferred))
             if progress:
                 progress(name, seed)
+    kt_info = None
     if kt_strategies:
-        with tempfile.TemporaryDirectory() as tmp:
-            cache = Path(tmp) / "kt_cache.json"
-            measured = {",".join(str(v) for v in space.encode(r["point"]).values())
-                         for r in records}
-            tune_params = write_kt_cache(space, records, cache, device=params.device,
-                                         kernel=spec.name)
-            for name in kt_strategies:
-                key = f"kt_{name}"
-                runs[key] = []
-                for seed in range(seeds):
-                    try:
-                        runs[key].append(run_kt_strategy(
-                            cache, tune_params, name, seed=seed, max_fevals=max_evals,
-                            kernel=spec.name, only=measured if replay.sampled else None))
-                    except Exception as exc:  # noqa: BLE001 -- a strategy that cannot run is reported
-                        runs[key] = [[f"{type(exc).__name__}: {str(exc)[:200]}"]]  # type: ignore
-                        break
-                    if progress:
-                        progress(key, seed)
+        kt_runs, kt_info = run_kt_strategies(space, records, kt_strategies, seeds=seeds,
+                                             max_evals=max_evals, device=params.device,
+                                             kernel=spec.name, progress=progress)
+        runs.update(kt_runs)
     summary = summarize_runs(runs, best, target, max_evals)
     summary.update({
         "device": replay.device.get("name", params.device), "spec": spec.name,
@@ -147,6 +133,8 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "schema_version": "1.0",
     })
+    if kt_info is not None:
+        summary["kernel_tuner"] = kt_info
     return summary, runs
 
 

@@ -28,9 +28,12 @@ def _cfg_tune(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache", help="measured space for --simulate")
     p.add_argument("--seeds", type=int, default=20, help="seeds per strategy in --simulate")
     p.add_argument("--max-evals", type=int, help="evaluation budget per simulated search")
+    p.add_argument("--strategies", help="comma-separated strategies for --simulate, e.g. "
+                   "tpe,random,kt_bayes_opt (kt_<name>: a Kernel Tuner strategy; default: guided,"
+                   "tpe,random and the --kt-strategies)")
     p.add_argument("--no-kernel-tuner", action="store_true", help="skip Kernel Tuner strategies")
     p.add_argument("--kt-strategies", help="comma-separated Kernel Tuner strategies (default: "
-                   "random_sample,genetic_algorithm,bayes_opt,simulated_annealing)")
+                   "random_sample,genetic_algorithm,bayes_opt,simulated_annealing,dual_annealing)")
     p.add_argument("--profile", help="summary.json for the model (default bench_results/<slug>/)")
     p.add_argument("--out", help="output folder (default bench_results/<slug>/tuning)")
 
@@ -53,14 +56,14 @@ def _simulate(spec, args: argparse.Namespace) -> int:
 
     if not (args.cache or args.replay):
         raise GenclError("--simulate needs --cache bench_results/<slug>/<spec>/space.json")
+    strategies, kt_strategies = _strategies(args, KT_STRATEGIES)
     replay = ReplayEngine(args.cache or args.replay)
     params = load_params(replay.device, summary_path=args.profile)
     out = Path(args.out or f"bench_results/{replay.device.get('slug', 'unknown')}/tuning")
     out.mkdir(parents=True, exist_ok=True)
     summary, runs = simulate(
         spec, replay, params, seeds=args.seeds, max_evals=args.max_evals,
-        kt_strategies=() if args.no_kernel_tuner else (
-            tuple(args.kt_strategies.split(",")) if args.kt_strategies else KT_STRATEGIES),
+        strategies=strategies, kt_strategies=kt_strategies,
         progress=lambda name, seed: print(f"\r{name} seed {seed + 1}/{args.seeds}   ", end="",
                                           flush=True))
     print()
@@ -77,6 +80,36 @@ def _simulate(spec, args: argparse.Namespace) -> int:
           f"{summary['model_within_15pct']}; written {out / 'summary.json'}, "
           f"{out / 'convergence.png'}")
     return 0
+
+
+def _strategies(args: argparse.Namespace, kt_default: tuple[str, ...]
+                ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(Optuna samplers, Kernel Tuner strategies) that --simulate runs, names checked."""
+    from gencl.errors import GenclError
+    from gencl.tune import SAMPLERS
+    from gencl.tune._kerneltuner import kt_strategy_names
+
+    if args.strategies and (args.kt_strategies or args.no_kernel_tuner):
+        raise GenclError("--strategies names the Kernel Tuner strategies too (kt_<name>); "
+                         "drop --kt-strategies/--no-kernel-tuner")
+    if args.strategies:
+        names = [n.strip() for n in args.strategies.split(",") if n.strip()]
+        ours = tuple(n for n in names if not n.startswith("kt_"))
+        kt = tuple(n[3:] for n in names if n.startswith("kt_"))
+    else:
+        ours = ("guided", "tpe", "random")
+        kt = () if args.no_kernel_tuner else (
+            tuple(n.strip() for n in args.kt_strategies.split(",")) if args.kt_strategies
+            else kt_default)
+    bad = [n for n in ours if n not in SAMPLERS]
+    if bad:
+        raise GenclError(f"--strategies {bad[0]}: expected one of {', '.join(SAMPLERS)} or "
+                         "kt_<Kernel Tuner strategy>")
+    known = kt_strategy_names()
+    bad = [n for n in kt if n not in known]
+    if bad:
+        raise GenclError(f"Kernel Tuner strategy {bad[0]}: expected one of {', '.join(known)}")
+    return ours, kt
 
 
 def _tune(spec, args: argparse.Namespace) -> int:
