@@ -20,7 +20,7 @@ TRANSFORMS: dict[str, Transform] = {
     tr.name: tr for tr in (
         vector.TRANSFORM, unroll.TRANSFORM, ilp.TRANSFORM, trip_count.TRANSFORM,
         workgroup.TRANSFORM, branch.TRANSFORM, local_memory.TRANSFORM,
-        local_memory.PAD_TRANSFORM,
+        local_memory.PAD_TRANSFORM, local_memory.ALLOCATION_TRANSFORM,
         register_block.TRANSFORM, local_tile.TRANSFORM)
 }
 

@@ -88,5 +88,14 @@ def _apply_pad(t: lp.TranslationUnit, value: bool, *, point: Any):
     return pad_local_memory(t) if value else t
 
 
+def _apply_allocation(t: lp.TranslationUnit, value: str, *, point: Any, temporary: str):
+    # "static" keeps the program's sized __local temporary; "dynamic" makes it an argument. It
+    # linearizes (see local_temporary_to_argument), so a spec lists this knob last.
+    return local_temporary_to_argument(t, temporary) if value == "dynamic" else t
+
+
 TRANSFORM = Transform("local_memory", _apply_cache, one_of(*MODES))
 PAD_TRANSFORM = Transform("local_pad", _apply_pad, one_of(True, False))
+#: A program's own ``__local`` temporary as a sized array (static) or a launch-sized argument.
+ALLOCATION_TRANSFORM = Transform("local_allocation", _apply_allocation,
+                                 one_of("static", "dynamic"))
