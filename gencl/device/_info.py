@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -52,6 +53,15 @@ class DeviceInfo:
         d = asdict(self)
         d["slug"] = self.slug
         return d
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> DeviceInfo:
+        """The description a results file recorded (``to_json``), e.g. for a replayed device."""
+        from dataclasses import fields
+
+        d = {f.name: data[f.name] for f in fields(cls)}
+        d["extensions"] = tuple(d["extensions"])
+        return cls(**d)
 
 
 def device_slug(platform: str, name: str, device_type: str) -> str:

@@ -1,5 +1,6 @@
 """Model: loopy statistics of a variant + the device profile → predicted time, bottleneck, hints."""
 
+from gencl.model._calibrate import calibrated_accuracy, corrected_log_times, encode_points
 from gencl.model._explain import (
     Accuracy, accuracy, cache_accuracy, explain, load_results, point_key, predict_points)
 from gencl.model._params import ModelParams, load_params, params_from
@@ -7,6 +8,7 @@ from gencl.model._predict import Criterion, Prediction, access_efficiency, predi
 from gencl.model._stats import Access, KernelStats, compute_stats, variant_stats
 
 __all__ = ["Access", "Accuracy", "Criterion", "KernelStats", "ModelParams", "Prediction",
-           "access_efficiency", "accuracy", "cache_accuracy", "compute_stats", "explain",
+           "access_efficiency", "accuracy", "cache_accuracy", "calibrated_accuracy", "compute_stats",
+           "corrected_log_times", "encode_points", "explain",
            "load_params", "load_results", "params_from", "point_key", "predict",
            "predict_points", "variant_stats"]

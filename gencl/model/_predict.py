@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from gencl.model._params import ModelParams
@@ -88,7 +89,7 @@ def compute_time(stats: KernelStats, p: ModelParams) -> float:
 
 def access_efficiency(a: Access, p: ModelParams) -> float:
     """Useful bytes over bytes moved for one access site (seed 001 §IV-F granularity)."""
-    useful = a.itemsize * a.vec_width
+    useful = a.itemsize * (1 if a.per_lane else a.vec_width)
     if a.lid0_stride is None:
         return useful / max(useful, p.sector_bytes)
     step = abs(a.lid0_stride) * a.itemsize
@@ -134,10 +135,19 @@ def _subgroup_shape(stats: KernelStats, p: ModelParams) -> tuple[int, int]:
 
 def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
     """Cache-line requests of one access site per launch: sub-group instructions × the distinct
-    lines each touches (rows of a sub-group lie in different lines)."""
+    lines each touches (rows of a sub-group lie in different lines).
+
+    A vector access splits into chunks of at most ``lane_access_bytes``; a lane-by-lane access
+    is one instruction per lane on the chunk holding that lane, and a lane-by-lane store also
+    reads that chunk first (read-modify-write)."""
     lanes, rows = _subgroup_shape(stats, p)
     size = a.itemsize * a.vec_width
     chunk = min(size, p.lane_access_bytes)
+    if a.per_lane:
+        rmw = 2 if a.direction == "store" else 1
+        instructions = a.count * rmw / (lanes * rows)
+    else:
+        instructions = a.count / a.vec_width * math.ceil(size / chunk) / (lanes * rows)
     line = p.request_line_bytes
     if a.lid0_stride is None:       # not affine: every lane its own line
         per_row = lanes * math.ceil(chunk / line)
@@ -149,8 +159,17 @@ def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
             per_row = math.ceil(((lanes - 1) * step + chunk) / line)
         else:
             per_row = lanes * math.ceil(chunk / line)
-    instructions = a.count / a.vec_width * math.ceil(size / chunk) / (lanes * rows)
     return instructions * rows * per_row
+
+
+OVERLAP_NORM = float(__import__("os").environ.get("GENCL_OVERLAP", "inf"))
+
+
+def _overlap(times: Sequence[float]) -> float:
+    """Concurrent units: the slowest sets the pace (p-norm, p = ∞ is the plain maximum)."""
+    if math.isinf(OVERLAP_NORM):
+        return max(times)
+    return sum(t ** OVERLAP_NORM for t in times) ** (1 / OVERLAP_NORM)
 
 
 def predict(stats: KernelStats, p: ModelParams) -> Prediction:
@@ -163,7 +182,8 @@ def predict(stats: KernelStats, p: ModelParams) -> Prediction:
     t_req = requests / p.cache_requests_per_s
     # Little's law on DRAM: bytes in flight = one access of each site per resident work item
     in_flight = conc * p.compute_units * sum(
-        a.itemsize * a.vec_width for a in stats.accesses if a.space == "global")
+        a.itemsize * (1 if a.per_lane else a.vec_width) for a in stats.accesses
+        if a.space == "global")
     t_lat = dram * p.global_latency_s / in_flight if in_flight else 0.0
     local = sum(a.bytes for a in stats.accesses if a.space == "local")
     local_eff = _bank_efficiency(stats, p)
@@ -174,8 +194,8 @@ def predict(stats: KernelStats, p: ModelParams) -> Prediction:
     t_sync = stats.barriers_per_item * stats.groups * p.barrier_s / p.compute_units
     divergence = 1.0 - 0.5 * stats.divergent_fraction
     t_compute /= divergence
-    body = max(t_compute, t_bw, t_req, t_lat, t_local, t_dispatch) / balance + t_sync
-    time_s = p.launch_s + body
+    body = _overlap((t_compute, t_bw, t_req, t_lat, t_local, t_dispatch)) / balance + t_sync
+    time_s = body
     terms = {"compute": t_compute, "memory_bandwidth": t_bw, "cache_requests": t_req,
              "memory_latency": t_lat, "local_memory": t_local, "dispatch": t_dispatch,
              "barriers": t_sync, "launch": p.launch_s}

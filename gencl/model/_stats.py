@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-STATS_VERSION = "2"
+STATS_VERSION = "3"
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,8 @@ class Access:
     vec_width: int        # lanes moved by one instruction (the array's vec axis)
     count: float          # lane accesses per launch
     lid0_stride: float | None  # elements between neighbouring work items; None: not affine
-    per_lane: bool = False     # a vector access loopy emitted lane by lane (see _per_lane_insns)
+    per_lane: bool = False     # a vector access loopy emitted lane by lane (_per_lane_insns):
+    #                            each lane is its own instruction on the vector's chunk
 
     @property
     def bytes(self) -> float:
@@ -122,7 +123,9 @@ def _per_lane_insns(t_unit: Any) -> frozenset[str]:
     warns ("vectorize_failed") for unvectorizable subscripts, and silently unrolls instructions
     whose predicates depend on the vector iname. Both are found here: the second from the
     predicates, the first by generating the code with the warning un-silenced. Such accesses are
-    scalar accesses ``vec_width`` elements apart, not vector loads (seed 003's branch-form vecN).
+    one instruction per lane, not one per vector (seed 003's branch-form vecN). NVIDIA's compiler
+    turns each such lane access into a 16-byte access of the chunk holding it, and a lane store
+    into a read-modify-write of that chunk (seen in the PTX of the H200 Jacobi variants).
     """
     import loopy as lp
     from loopy.kernel.data import VectorizeTag
@@ -214,7 +217,7 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                 lid0 = None
             accesses.append(Access(str(mem.variable), space, mem.direction or "load",
                                    int(np.dtype(mem.dtype.numpy_dtype).itemsize),
-                                   1 if lane else width, n, lid0, per_lane=lane))
+                                   width, n, lid0, per_lane=lane))
     footprint = {}
     for arg in knl.args:
         if isinstance(arg, lp.ArrayArg) and arg.address_space == lp.AddressSpace.GLOBAL \

@@ -2,7 +2,8 @@
 
 Every variant-level failure (knob does not apply, build error, out of resources, wrong answer,
 timeout, device error) ends the trial as FAIL with ``status`` and ``reason`` in its user attrs;
-the study goes on. Points excluded by the spec's constraints are pruned before any work.
+the study goes on. Points excluded by the spec's constraints — on the evaluator's device, so a
+replayed H200 space excludes what the H200 would — are pruned before any work.
 A point already measured in this study is answered from its earlier trial (``repeat_of``), so a
 sampler that proposes it again costs no device time.
 """
@@ -65,12 +66,13 @@ def make_objective(spec: Any, space: SearchSpace, evaluator: Evaluator, *,
                    ) -> Callable[[optuna.Trial], float]:
     """The function Optuna calls; minimizes the median time in seconds."""
     device = getattr(evaluator, "device", None)
+    info = _device_info(evaluator)
 
     def objective(trial: optuna.Trial) -> float:
         params = {name: trial.suggest_categorical(name, dist.choices)
                   for name, dist in space.distributions().items()}
         point = space.decode(params)
-        reason = spec.excluded(point, None)
+        reason = spec.excluded(point, info)
         if reason:
             trial.set_user_attr("status", "excluded")
             trial.set_user_attr("reason", reason)
@@ -110,6 +112,20 @@ def make_objective(spec: Any, space: SearchSpace, evaluator: Evaluator, *,
         return float(m.median_s)
 
     return objective
+
+
+def _device_info(evaluator: Any) -> Any:
+    """The evaluator's DeviceInfo: its engine's, or rebuilt from a replayed results header."""
+    from gencl.device import DeviceInfo
+
+    engine = getattr(evaluator, "engine", None)
+    if engine is not None:
+        return engine.info
+    device = getattr(evaluator, "device", None)
+    try:
+        return DeviceInfo.from_json(device) if device else None
+    except (KeyError, TypeError):  # an older or hand-made header: spec rules only
+        return None
 
 
 def _earlier(trial: optuna.Trial, params: Mapping[str, Any]) -> optuna.trial.FrozenTrial | None:

@@ -2,13 +2,10 @@
 measurements so far, predicts the fastest variants.
 
 The model (gencl.model) predicts every point of the space before a single measurement: that is
-the prior. Each measured trial then tells how wrong the model is *there*: its residual
-r = log(measured / predicted). Residuals are local — the model misjudges a whole family of
-variants (a vector width, a boundary form) in the same way — so the residual of an untried point
-is estimated from the measured points that share most of its knob values (a kernel over the
-number of differing knobs, shrunk towards the mean residual), and the next proposal is the untried
-point with the lowest corrected prediction, less a small bonus for points far from anything
-measured (an optimistic lower bound, so a family the model underrates still gets looked at).
+the prior. Each measured trial says how wrong the model is *there*; gencl.model._calibrate
+learns from those residuals one correction per knob value, and the next proposal is the untried
+point with the lowest corrected prediction, less a small bonus for knob values rarely measured
+(an optimistic lower bound, so a family the model underrates still gets looked at).
 Profile-derived knob ranges (seed 003 §4) rank points outside them behind the rest.
 
 It is an Optuna ``BaseSampler`` (``sample_relative`` returns a whole point), so storages, the
@@ -29,6 +26,7 @@ from optuna.samplers import BaseSampler, TPESampler
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
+from gencl.model import corrected_log_times, encode_points
 from gencl.tune._experimental import experimental_class
 
 
@@ -45,33 +43,27 @@ class ModelGuidedSampler(BaseSampler):
         predicted: Optuna params key (``params_key``) → predicted seconds.
         base_sampler: proposes points the model did not predict, once the predicted ones are
             exhausted (default ``TPESampler(seed=seed)``).
-        length: knobs of difference at which a measured residual's weight falls by e.
-        prior_weight: weight of the mean residual in a point's residual estimate.
+        ridge: prior weight shrinking each knob value's residual effect towards zero.
         optimism: standard deviations of residual uncertainty subtracted from the log score.
         preferred: axis → values the profile recommends (others rank behind, not excluded).
         seed: for the base sampler.
     """
 
     def __init__(self, space: Mapping[str, BaseDistribution], predicted: Mapping[str, float], *,
-                 base_sampler: BaseSampler | None = None, length: float = 1.0,
-                 prior_weight: float = 0.5, optimism: float = 0.5,
+                 base_sampler: BaseSampler | None = None, ridge: float = 1.0,
+                 optimism: float = 0.5,
                  preferred: Mapping[str, Sequence[Any]] | None = None,
                  seed: int | None = None) -> None:
         self._space = dict(space)
         self._base = base_sampler or TPESampler(seed=seed)
-        self._length, self._w0, self._optimism = length, prior_weight, optimism
+        self._ridge, self._optimism = ridge, optimism
         self._preferred = {k: set(v) for k, v in (preferred or {}).items()}
         self._keys = sorted(k for k, v in predicted.items() if v > 0)
         self._index = {k: i for i, k in enumerate(self._keys)}
         points = [json.loads(k) for k in self._keys]
         self._log_pred = np.array([math.log(predicted[k]) + self._penalty(pt)
                                    for k, pt in zip(self._keys, points)])
-        axes = sorted({a for pt in points for a in pt})
-        codes: list[dict[str, int]] = [{} for _ in axes]
-        self._codes = np.array(
-            [[codes[j].setdefault(json.dumps(pt.get(a), default=str), len(codes[j]))
-              for j, a in enumerate(axes)] for pt in points], dtype=np.int32
-        ).reshape(len(points), len(axes))
+        self._codes = encode_points(points)
 
     def _penalty(self, params: Mapping[str, Any]) -> float:
         outside = sum(1 for k, allowed in self._preferred.items()
@@ -81,21 +73,10 @@ class ModelGuidedSampler(BaseSampler):
     def scores(self, measured: Mapping[str, float]) -> np.ndarray:
         """Corrected log predictions (lower is better) of every predicted point, given
         params key → measured seconds."""
-        idx = [(self._index[k], v) for k, v in measured.items() if k in self._index and v > 0]
-        if not idx:
-            return self._log_pred.copy()
-        rows = np.array([i for i, _ in idx])
-        resid = np.log([v for _, v in idx]) - self._log_pred[rows]
-        # the model's overall bias, itself shrunk towards "no bias" while few points are known,
-        # so that one bad measurement drags its neighbours down more than the rest
-        mean = float(resid.sum()) / (len(resid) + 3.0)
-        spread = float(resid.std()) if len(resid) > 1 else 0.5
-        spread = max(spread, 0.05)
-        distance = (self._codes[:, None, :] != self._codes[None, rows, :]).sum(axis=2)
-        weight = np.exp(-distance / self._length)
-        total = weight.sum(axis=1) + self._w0
-        estimate = (weight @ resid + self._w0 * mean) / total
-        return self._log_pred + estimate - self._optimism * spread / np.sqrt(total)
+        known = [(self._index[k], v) for k, v in measured.items() if k in self._index and v > 0]
+        return corrected_log_times(
+            self._codes, self._log_pred, [i for i, _ in known], np.log([v for _, v in known]),
+            ridge=self._ridge, optimism=self._optimism)
 
     # {{{ BaseSampler
 

@@ -20,7 +20,7 @@ import numpy as np
 import optuna
 
 from gencl._version import __version__
-from gencl.model import accuracy, point_key, predict_points
+from gencl.model import accuracy, calibrated_accuracy, point_key, predict_points
 from gencl.tune._kerneltuner import KT_STRATEGIES, run_kt_strategies
 from gencl.tune._objective import is_fresh
 from gencl.tune._replay import ReplayEngine
@@ -101,9 +101,13 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
                            params, workers=workers)
     predicted = {params_key(space.encode(r["point"])): p.time_s
                  for r, p in zip(records, preds) if p}
-    ok = [(p.time_s, r["median_s"]) for r, p in zip(records, preds)
+    ok = [(p.time_s, r["median_s"], r["point"]) for r, p in zip(records, preds)
           if p and r.get("status") == "ok" and r.get("median_s")]
-    acc = accuracy([a for a, _ in ok], [b for _, b in ok]) if len(ok) >= 3 else None
+    acc = accuracy([a for a, _, _ in ok], [b for _, b, _ in ok]) if len(ok) >= 3 else None
+    known = min(20, len(ok) // 10)
+    calibrated = calibrated_accuracy([c for _, _, c in ok], [a for a, _, _ in ok],
+                                     [b for _, b, _ in ok], known=known, seeds=seeds) \
+        if known >= 3 else None
     preferred = knob_preferences(spec, params)
     runs: dict[str, list[list[float | None]]] = {}
     for name in strategies:
@@ -127,6 +131,8 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
         "target": f"within {target:.0%} of best", "seeds": seeds, "max_evals": max_evals,
         "model_spearman": acc.spearman if acc else None,
         "model_within_15pct": acc.within_15pct if acc else None,
+        # the same model corrected by a few measured variants, scored on the others
+        "model_calibrated": calibrated,
         "preferred_ranges": preferred, "cache": replay.path,
         # a sampled (not exhaustive) cache: points outside it replay as errors and still count
         "cache_sampled": bool(replay.header.get("sampled", False)), "gencl_version": __version__,

@@ -76,9 +76,13 @@ def _simulate(spec, args: argparse.Namespace) -> int:
     for name, med in summary["evals_to_target"].items():
         print(f"{name:>26}: median {med:g} evaluations to within 3 % "
               f"(reached in {summary['reached_share'][name]:.0%} of seeds)")
-    print(f"model: Spearman ρ {summary['model_spearman']}, within ±15 % "
-          f"{summary['model_within_15pct']}; written {out / 'summary.json'}, "
-          f"{out / 'convergence.png'}")
+    print(f"model: Spearman ρ {summary['model_spearman']:.3f}, within ±15 % "
+          f"{summary['model_within_15pct']:.1%}")
+    cal = summary.get("model_calibrated")
+    if cal:
+        print(f"model corrected by {cal['known_variants']} measured variants: Spearman ρ "
+              f"{cal['spearman']:.3f}, within ±15 % {cal['within_15pct']:.1%} on the others")
+    print(f"written {out / 'summary.json'}, {out / 'convergence.png'}")
     return 0
 
 
