@@ -64,6 +64,9 @@ class ModelGuidedSampler(BaseSampler):
         self._log_pred = np.array([math.log(predicted[k]) + self._penalty(pt)
                                    for k, pt in zip(self._keys, points)])
         self._codes = encode_points(points)
+        # equal predictions (many variants sit on the same roof) are taken in a seeded random
+        # order, not in the order of their keys
+        self._tiebreak = np.random.default_rng(seed).random(len(self._keys)) * 1e-9
 
     def _penalty(self, params: Mapping[str, Any]) -> float:
         outside = sum(1 for k, allowed in self._preferred.items()
@@ -100,7 +103,7 @@ class ModelGuidedSampler(BaseSampler):
         open_ = np.array([k not in tried for k in self._keys])
         if not open_.any():
             return {}  # every predicted point tried: the base sampler takes over
-        scores = np.where(open_, self.scores(measured), np.inf)
+        scores = np.where(open_, self.scores(measured) + self._tiebreak, np.inf)
         return json.loads(self._keys[int(np.argmin(scores))])
 
     def sample_independent(self, study: Study, trial: FrozenTrial, param_name: str,
