@@ -1,7 +1,10 @@
 """Predicted time of a variant from its statistics and the device's measured characteristics.
 
-time = launch overhead + max(compute, DRAM bandwidth, cache requests, memory latency,
-                             local memory, work-group dispatch) / load balance + barriers
+time = max(compute, DRAM bandwidth, cache requests, memory latency, local memory,
+           work-group dispatch) / load balance + barriers
+
+(the kernel's execution time, START→END as the engine measures it: the launch overhead is a term
+shown beside it, not added)
 
 The terms are throughputs of different units that run concurrently, so the slowest one sets the
 time (a roofline with one roof per unit); barriers stall every unit and add.
@@ -31,7 +34,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from collections.abc import Sequence
 from typing import Any
 
 from gencl.model._params import ModelParams
@@ -162,16 +164,6 @@ def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
     return instructions * rows * per_row
 
 
-OVERLAP_NORM = float(__import__("os").environ.get("GENCL_OVERLAP", "inf"))
-
-
-def _overlap(times: Sequence[float]) -> float:
-    """Concurrent units: the slowest sets the pace (p-norm, p = ∞ is the plain maximum)."""
-    if math.isinf(OVERLAP_NORM):
-        return max(times)
-    return sum(t ** OVERLAP_NORM for t in times) ** (1 / OVERLAP_NORM)
-
-
 def predict(stats: KernelStats, p: ModelParams) -> Prediction:
     conc = _concurrency(stats, p)
     below_ridge = max(1.0, p.ridge_items_per_cu / conc)
@@ -194,15 +186,16 @@ def predict(stats: KernelStats, p: ModelParams) -> Prediction:
     t_sync = stats.barriers_per_item * stats.groups * p.barrier_s / p.compute_units
     divergence = 1.0 - 0.5 * stats.divergent_fraction
     t_compute /= divergence
-    body = _overlap((t_compute, t_bw, t_req, t_lat, t_local, t_dispatch)) / balance + t_sync
+    body = max(t_compute, t_bw, t_req, t_lat, t_local, t_dispatch) / balance + t_sync
     time_s = body
     terms = {"compute": t_compute, "memory_bandwidth": t_bw, "cache_requests": t_req,
              "memory_latency": t_lat, "local_memory": t_local, "dispatch": t_dispatch,
              "barriers": t_sync, "launch": p.launch_s}
-    bottleneck = max(terms, key=lambda k: terms[k])
-    # the roof: useful work at the peak of the limiting resource, plus the launch
-    ideal = p.launch_s + max(compute_time(stats, p), useful / p.dram_bw if not p.cached
-                             else min(useful, sum(stats.footprint.values())) / p.dram_bw)
+    # the launch overhead is shown, not added: the time is the kernel's execution (START→END)
+    bottleneck = max((k for k in terms if k != "launch"), key=lambda k: terms[k])
+    # the roof: useful work at the peak of the limiting resource
+    ideal = max(compute_time(stats, p), useful / p.dram_bw if not p.cached
+                else min(useful, sum(stats.footprint.values())) / p.dram_bw)
     criteria = _criteria(stats, p, terms, body, divergence, balance, conc, dram, cache, useful,
                          local_eff)
     return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30))

@@ -46,7 +46,7 @@ class ModelGuidedSampler(BaseSampler):
         ridge: prior weight shrinking each knob value's residual effect towards zero.
         optimism: standard deviations of residual uncertainty subtracted from the log score.
         preferred: axis → values the profile recommends (others rank behind, not excluded).
-        seed: for the base sampler.
+        seed: for the base sampler and the order of equal predictions.
     """
 
     def __init__(self, space: Mapping[str, BaseDistribution], predicted: Mapping[str, float], *,
