@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gencl.characterize._hardware import warp_width
 from gencl.errors import GenclError
 
 
@@ -69,7 +70,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
     is_gpu = str(device.get("device_type", "")).upper() == "GPU"
     clock = _num(summary, "clock_hz") or float(device.get("max_clock_hz") or 1e9)
     cus = int(summary.get("compute_units") or device.get("compute_units") or 1)
-    sg = int(device.get("warp_size") or (32 if is_gpu else 8))
+    # the same sub-group width the cache_requests analysis counted with (CPU: SIMD lanes)
+    sg = int(warp_width(device)[0] or (32 if is_gpu else 8))
 
     def get(key: str, nominal: float) -> float:
         value = _num(summary, key)

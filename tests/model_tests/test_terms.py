@@ -110,3 +110,16 @@ def test_residuals_correct_the_family_the_model_misjudges():
     from gencl.model import accuracy
 
     assert cal["spearman"] > accuracy(predicted, measured).spearman + 0.2
+
+
+@pytest.mark.parametrize("stride", [1, 2, 4, 8, 16, 32])
+@pytest.mark.parametrize("width", [1, 4, 16])
+def test_model_counts_requests_as_the_benchmark_that_measures_their_rate(stride, width):
+    """cache_requests_per_s is measured by counting lines address by address
+    (gencl.characterize.cache_requests); the model's closed form must count the same."""
+    from gencl.characterize.cache_requests import instruction_lines
+
+    e = 4 * width
+    exact = instruction_lines(np.arange(32) * stride * e, e, 128)
+    a = Access("a", "global", "load", 4, width, 32 * width, stride * width)
+    assert cache_requests(a, _stats(a, items=32), params_from({}, GPU)) == exact
