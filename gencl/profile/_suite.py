@@ -188,7 +188,8 @@ def run_profile(out: str | os.PathLike | None = None, *, device: str | int | Non
                 quick: bool = False, only: Sequence[str] | None = None, fresh: bool = False,
                 repeats: int | None = None, progress: bool = True,
                 log: Callable[[str], None] | None = None) -> tuple[DeviceProfile, Path]:
-    """Run the suite on *device* into *out* (default ``bench_results/<device-slug>/``).
+    """Run the suite on *device* into *out* (default ``bench_results/<device-slug>/``; a quick run
+    defaults to ``out/<device-slug>/``, so it never meets a committed full profile).
 
     Benchmarks already finished in *out* (same spec text, same mode) are skipped; benchmarks
     measured but not analysed are re-analysed without measuring. Returns (profile, folder).
@@ -198,7 +199,8 @@ def run_profile(out: str | os.PathLike | None = None, *, device: str | int | Non
 
     entries = discover_suite(only)
     engine = OpenCLEngine(device, repeats=repeats or (10 if quick else 25))
-    folder = Path(out) if out else Path("bench_results") / engine.info.slug
+    folder = Path(out) if out else \
+        Path("out" if quick else "bench_results") / engine.info.slug
     profile = _open_profile(folder, engine, quick, fresh)
     profile = _with_suite(profile, entries)
     raw = folder / "raw"

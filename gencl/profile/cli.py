@@ -13,7 +13,8 @@ def _cfg_profile(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only", nargs="+", action="extend", metavar="GROUP",
                    help="groups (compute, memory, runtime) or benchmark names to run "
                         "(repeatable: --only a --only b runs both)")
-    p.add_argument("--out", help="folder (default bench_results/<device-slug>/)")
+    p.add_argument("--out", help="folder (default bench_results/<device-slug>/; with --quick "
+                   "out/<device-slug>/)")
     p.add_argument("--fresh", action="store_true",
                    help="start over instead of resuming the profile in --out")
     p.add_argument("--repeats", type=int, help="samples per measurement (25; quick: 10)")

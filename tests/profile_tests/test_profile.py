@@ -107,6 +107,18 @@ def test_broken_benchmark_is_recorded_and_reported(tmp_path, monkeypatch):
     assert load_profile(folder).benchmarks["broken_bench"].status == "load_error"
 
 
+def test_quick_run_defaults_apart_from_committed_profiles(tmp_path, monkeypatch):
+    """`gencl profile --quick` (the README's first command) must work in a checkout whose
+    bench_results/<slug>/ holds a committed full profile: it writes to out/<slug>/."""
+    work = tmp_path / "work"
+    (work / "specs").mkdir(parents=True)
+    (work / "specs" / "broken_bench.py").write_text("SPEC = (\n")
+    monkeypatch.chdir(work)
+    _, folder = run_profile(None, quick=True, only=["broken_bench"], progress=False)
+    assert folder.parts[0] == "out" and (work / folder / "profile.json").is_file()
+    assert not (work / "bench_results").exists()
+
+
 def test_other_device_or_mode_in_folder_is_refused(tmp_path, quick_profile):
     shutil.copy(quick_profile[0] / "profile.json", tmp_path / "profile.json")
     with pytest.raises(GenclError, match="quick"):
