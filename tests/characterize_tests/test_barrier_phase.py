@@ -141,3 +141,20 @@ def test_quick_profile_on_pocl(tmp_path):
     by_size = {c["name"]: c["value"] for c in bench.characteristics}[
         "barrier_phase_s_by_workgroup"]
     assert set(by_size) == {"64", "256", "1024"} and all(v > 0 for v in by_size.values())
+
+
+def test_ptx_rules_want_the_barrier_only_with_a_tile():
+    from gencl.spec import load_spec
+    from gencl.verify import rules_for
+    from gencl.verify.ptx import SHARED_DECLARATION, check_ptx
+
+    spec = load_spec("barrier_phase")
+    barrier = r"\b(?:bar|barrier)\.sync\b"  # the spec's BARRIER rule
+    tile = rules_for(spec, spec.complete({"local": "static"}))
+    assert tile[barrier] == 1 and tile[SHARED_DECLARATION] == 1
+    plain = rules_for(spec, spec.complete({"local": "none"}))
+    assert plain[barrier] == 0
+    ptx = "\t.shared .align 4 .b8 tile[1028];\n\tbar.sync \t0;\n\tld.shared.f32 %f1, [%r1];\n" \
+          "\tld.shared.f32 %f2, [%r1+4];\n"
+    assert check_ptx(ptx, tile) == [] and check_ptx(ptx, plain)
+    assert check_ptx(ptx.replace("bar.sync", "barrier.sync"), tile) == []
