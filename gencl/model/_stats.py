@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -119,36 +118,40 @@ def _divergent_fraction(knl: Any) -> float:
 def _per_lane_insns(t_unit: Any) -> frozenset[str]:
     """Instructions inside a vectorized loop that loopy emits lane by lane, not as vector code.
 
-    loopy falls back to one scalar copy per lane when an instruction cannot be vectorized: it
-    warns ("vectorize_failed") for unvectorizable subscripts, and silently unrolls instructions
-    whose predicates depend on the vector iname. Both are found here: the second from the
-    predicates, the first by generating the code with the warning un-silenced. Such accesses are
-    one instruction per lane, not one per vector (seed 003's branch-form vecN). NVIDIA's compiler
-    turns each such lane access into a 16-byte access of the chunk holding it, and a lane store
-    into a read-modify-write of that chunk (seen in the PTX of the H200 Jacobi variants).
+    loopy falls back to one scalar copy per lane when an instruction cannot be vectorized: when
+    its ``VectorizabilityChecker`` raises (it then warns "vectorize_failed"), when a scalar LHS
+    takes a vector RHS, and — silently — when the instruction's predicates depend on the vector
+    iname. The same checks are run here on the transformed program (as its code generation
+    runs them, without generating code). Such an access is one instruction per lane, not one
+    per vector (seed 003's branch-form vecN). NVIDIA's compiler turns each such lane access
+    into a 16-byte access of the chunk holding it, and a lane store into a read-modify-write of
+    that chunk (seen in the PTX of the H200 Jacobi variants).
     """
-    import loopy as lp
+    from loopy.codegen import UnvectorizableError
+    from loopy.expression import VectorizabilityChecker
     from loopy.kernel.data import VectorizeTag
+    from loopy.symbolic import pw_aff_to_expr
     from pymbolic.mapper.dependency import DependencyMapper
 
     knl = t_unit.default_entrypoint
-    vec = {name for name, tags in knl.inames.items()
-           if any(isinstance(t, VectorizeTag) for t in tags.tags)}
-    if not vec:
-        return frozenset()
     dep = DependencyMapper(composite_leaves=False)
-    found = {insn.id for insn in knl.instructions if insn.within_inames & vec and any(
-        {str(v) for v in dep(p)} & vec for p in insn.predicates)}
-    loud = knl.copy(silenced_warnings=[w for w in knl.silenced_warnings
-                                       if w != "vectorize_failed"])
-    # loopy's code cache would answer without re-emitting the warnings: generate afresh
-    with warnings.catch_warnings(record=True) as caught, lp.CacheMode(False):
-        warnings.simplefilter("always")
-        lp.generate_code_v2(t_unit.with_kernel(loud))
-    for w in caught:
-        m = re.search(r"Vectorization of 'instruction (\S+)' failed", str(w.message))
-        if m:
-            found.add(m.group(1))
+    found = set()
+    for name, tags in knl.inames.items():
+        if not any(isinstance(t, VectorizeTag) for t in tags.tags):
+            continue
+        length = int(pw_aff_to_expr(knl.get_iname_bounds(name).size))
+        for insn in knl.instructions:
+            if name not in insn.within_inames:
+                continue
+            if any(name in {str(v) for v in dep(p)} for p in insn.predicates):
+                found.add(insn.id)
+                continue
+            check = VectorizabilityChecker(knl, name, length)
+            try:
+                if check(insn.expression) and not check(insn.assignee):
+                    found.add(insn.id)
+            except UnvectorizableError:
+                found.add(insn.id)
     return frozenset(found)
 
 

@@ -28,7 +28,8 @@ def _cfg_space(p: argparse.ArgumentParser) -> None:
                    help="only generate the variants into $GENCL_CACHE_DIR (no device needed)")
     p.add_argument("--limits", help="with --generate-only: cut the space to a remote device's "
                    "limits (nvidia: 1024 work items, 48 KiB local)")
-    p.add_argument("--out", help="folder (default bench_results/<device>/<spec>)")
+    p.add_argument("--out", help="folder (default bench_results/<device>/<spec>; with --quick "
+                   "out/<device>/<spec>)")
 
 
 def _fixed(spec, args: argparse.Namespace) -> dict:
@@ -97,7 +98,9 @@ def _measure(spec, args, fixed, shard, always) -> int:
     points = space_points(spec, engine.info, fixed=fixed, shard=shard, sample=args.sample,
                           always=always)
     n = sizes_of(full[0])["n"] if full else overrides.get("n")
-    out = Path(args.out or f"bench_results/{engine.info.slug}/{spec.name}")
+    # a quick run never lands next to (or resumes into) committed full results
+    root = "out" if args.quick else "bench_results"
+    out = Path(args.out or f"{root}/{engine.info.slug}/{spec.name}")
     header = results_header(engine, spec=spec.name, n=n, dtype=args.dtype, quick=args.quick,
                             sampled=args.sample is not None,
                             slice={k: v for k, v in fixed.items() if k != "dtype"})

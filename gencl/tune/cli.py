@@ -35,7 +35,8 @@ def _cfg_tune(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kt-strategies", help="comma-separated Kernel Tuner strategies (default: "
                    "random_sample,genetic_algorithm,bayes_opt,simulated_annealing,dual_annealing)")
     p.add_argument("--profile", help="summary.json for the model (default bench_results/<slug>/)")
-    p.add_argument("--out", help="output folder (default bench_results/<slug>/tuning)")
+    p.add_argument("--out", help="output folder (default bench_results/<slug>/tuning; with --quick "
+                   "out/<slug>/tuning)")
 
 
 @command("tune", _cfg_tune)
@@ -143,7 +144,8 @@ def _tune(spec, args: argparse.Namespace) -> int:
         sizes_of = lambda p: evaluator.sizes(spec, p)  # noqa: E731
     space = SearchSpace(spec, fixed)
     slug = device.get("slug", "unknown")
-    out = Path(args.out or f"bench_results/{slug}/tuning")
+    # a quick run never lands next to (or adds trials to) committed full results
+    out = Path(args.out or f"{'out' if args.quick else 'bench_results'}/{slug}/tuning")
     study_name = args.study or f"{spec.name}-{args.sampler}"
     default_store = out / (f"{study_name}.journal" if args.workers > 1 else "study.db")
     url = storage_url(args.storage, default_store) if args.storage or args.workers <= 1 \
