@@ -48,7 +48,8 @@ class ModelParams:
     cache_requests_per_s: float  # device-wide cache-line requests (sub-group instruction × line)
     request_line_bytes: int    # the line one request serves
     lane_access_bytes: int     # widest access one lane makes in one instruction
-    barrier_s: float
+    barrier_group_s: float     # one barrier of one work-group, on its compute unit: a + b·size
+    barrier_item_s: float
     divergence_width: int
     sources: Mapping[str, str] = field(default_factory=dict)
 
@@ -77,6 +78,12 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         value = _num(summary, key)
         sources[key] = "measured" if value is not None else "nominal"
         return value if value is not None else nominal
+
+    def signed(key: str, nominal: float) -> float:
+        value = summary.get(key)
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        sources[key] = "measured" if ok else "nominal"
+        return float(value) if ok else nominal
 
     # nominal: a GPU lane does one madd per cycle, a CPU core 2×8-wide fma per cycle
     lanes = cus * (128 if is_gpu else 16)
@@ -115,7 +122,10 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         cache_requests_per_s=get("cache_requests_per_s", clock * cus),
         request_line_bytes=128 if is_gpu else line,
         lane_access_bytes=16 if is_gpu else 64,
-        barrier_s=100.0 / clock,
+        # nominal: 100 cycles a barrier; measured: the barrier_phase benchmark's fit (its
+        # intercept may be negative: the cost grows faster than linearly with the group size)
+        barrier_group_s=signed("barrier_phase_s", 100.0 / clock),
+        barrier_item_s=signed("barrier_phase_s_per_item", 0.0),
         divergence_width=int(_num(summary, "divergence_width_items") or sg),
         sources=sources,
     )

@@ -22,6 +22,9 @@ time (a roofline with one roof per unit); barriers stall every unit and add.
   (``cache_requests`` benchmark), so data served by caches is not free;
 - work-group dispatch: starting a work-group costs a fixed time (``workgroup_dispatch``
   benchmark); tiny work-groups make a memory-bound kernel dispatch-bound;
+- barriers: a barrier after a load phase holds its work-group for a time that grows with the
+  group's size (``barrier_phase`` benchmark: a + b · group size per group and barrier, on its
+  compute unit); it stalls the unit, so it adds;
 - memory latency: Little's law — with too few work items in flight the bandwidth is
   (bytes in flight) / (measured global latency Λ);
 - work-groups that do not fill the last wave leave compute units idle (load balance).
@@ -183,7 +186,8 @@ def predict(stats: KernelStats, p: ModelParams) -> Prediction:
     t_dispatch = stats.groups * p.group_dispatch_s
     waves = math.ceil(stats.groups / max(p.compute_units, 1))
     balance = stats.groups / (waves * p.compute_units) if waves else 1.0
-    t_sync = stats.barriers_per_item * stats.groups * p.barrier_s / p.compute_units
+    t_sync = stats.barriers_per_item * stats.groups * max(
+        0.0, p.barrier_group_s + p.barrier_item_s * stats.group_size) / p.compute_units
     divergence = 1.0 - 0.5 * stats.divergent_fraction
     t_compute /= divergence
     body = max(t_compute, t_bw, t_req, t_lat, t_local, t_dispatch) / balance + t_sync

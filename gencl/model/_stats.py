@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-STATS_VERSION = "3"
+STATS_VERSION = "4"
 
 
 @dataclass(frozen=True)
@@ -227,7 +227,7 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                 and arg.shape:
             footprint[arg.name] = float(np.prod([_value(s, env) for s in arg.shape])) * \
                 np.dtype(arg.dtype.numpy_dtype).itemsize
-    barriers = 0.0
+    barriers = 0.0  # loopy counts barriers per work item: the barriers each item passes
     for sync, poly in sync_map.items():
         if str(sync.kind).startswith("barrier"):
             barriers += _count(poly, env)
@@ -237,7 +237,7 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                        if t.address_space == lp.AddressSpace.LOCAL and t.shape)
     items = groups * group
     return KernelStats(items, group, groups, ops, tuple(accesses), footprint,
-                       barriers / max(items, 1), _divergent_fraction(knl), int(static_local),
+                       barriers, _divergent_fraction(knl), int(static_local),
                        local_size)
 
 
