@@ -29,7 +29,10 @@ def quick_profile(tmp_path_factory):
 
     from gencl.profile import run_profile
 
-    shared = tmp_path_factory.getbasetemp().parent
+    # under xdist each worker's basetemp is a child of the session's folder; without xdist the
+    # parent is shared by every session (and would hold an older run's profile)
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     folder, logs = shared / "profile_quick", shared / "profile_quick_logs.json"
     with open(shared / "profile_quick.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
