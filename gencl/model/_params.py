@@ -31,7 +31,6 @@ class ModelParams:
     int_ops: float
     sf_ops: float              # special functions (sin, exp, ...)
     dram_bw: float             # copy bandwidth (reads + writes)
-    cache_bw: float            # bandwidth of hits in the global-memory caches
     local_bw: float
     global_latency_s: float
     local_latency_s: float
@@ -104,7 +103,6 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         int_ops=get("int_peak_ops", sp / 2),
         sf_ops=get("native_sf_peak_ops", sp / 8),
         dram_bw=dram,
-        cache_bw=get("global_read_bw_Bps", dram) * (4.0 if cache else 1.0),
         local_bw=get("local_bw_Bps", 4 * dram),
         global_latency_s=glat,
         local_latency_s=get("local_latency_cycles", 30.0) / clock,

@@ -103,8 +103,9 @@ def access_efficiency(a: Access, p: ModelParams) -> float:
     return useful / max(useful, min(step, p.sector_bytes))
 
 
-def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float, float]:
-    """(DRAM bytes, cache-hit bytes, useful bytes) of the global accesses."""
+def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float]:
+    """(DRAM bytes, useful bytes) of the global accesses; re-reads beyond an array's footprint
+    are cache hits, priced by the cache-request term instead."""
     moved: dict[str, float] = {}
     useful = 0.0
     for a in stats.accesses:
@@ -112,15 +113,11 @@ def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float, floa
             continue
         useful += a.bytes
         moved[a.array] = moved.get(a.array, 0.0) + a.bytes / access_efficiency(a, p)
-    dram = cache = 0.0
+    dram = 0.0
     for array, nbytes in moved.items():
         footprint = stats.footprint.get(array, nbytes)
-        if p.cached and nbytes > footprint:
-            dram += footprint
-            cache += nbytes - footprint
-        else:
-            dram += nbytes
-    return dram, cache, useful
+        dram += min(nbytes, footprint) if p.cached else nbytes
+    return dram, useful
 
 
 def _concurrency(stats: KernelStats, p: ModelParams) -> float:
@@ -171,7 +168,7 @@ def predict(stats: KernelStats, p: ModelParams) -> Prediction:
     conc = _concurrency(stats, p)
     below_ridge = max(1.0, p.ridge_items_per_cu / conc)
     t_compute = compute_time(stats, p) * below_ridge
-    dram, cache, useful = memory_bytes(stats, p)
+    dram, useful = memory_bytes(stats, p)
     t_bw = dram / p.dram_bw
     requests = sum(cache_requests(a, stats, p) for a in stats.accesses if a.space == "global")
     t_req = requests / p.cache_requests_per_s
@@ -200,8 +197,7 @@ def predict(stats: KernelStats, p: ModelParams) -> Prediction:
     # the roof: useful work at the peak of the limiting resource
     ideal = max(compute_time(stats, p), useful / p.dram_bw if not p.cached
                 else min(useful, sum(stats.footprint.values())) / p.dram_bw)
-    criteria = _criteria(stats, p, terms, body, divergence, balance, conc, dram, cache, useful,
-                         local_eff)
+    criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful, local_eff)
     return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30))
 
 
@@ -219,8 +215,8 @@ def _bank_efficiency(stats: KernelStats, p: ModelParams) -> float:
 
 
 def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body: float,
-              divergence: float, balance: float, conc: float, dram: float, cache: float,
-              useful: float, local_eff: float) -> tuple[Criterion, ...]:
+              divergence: float, balance: float, conc: float, useful: float,
+              local_eff: float) -> tuple[Criterion, ...]:
     total = max(body, 1e-30)
     mem_share = max(terms["memory_bandwidth"], terms["memory_latency"],
                     terms["cache_requests"]) / total
