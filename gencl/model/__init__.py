@@ -3,12 +3,15 @@
 from gencl.model._calibrate import calibrated_accuracy, corrected_log_times, encode_points
 from gencl.model._explain import (
     Accuracy, accuracy, cache_accuracy, explain, load_results, point_key, predict_points)
-from gencl.model._params import ModelParams, load_params, params_from
+from gencl.model._params import (
+    TERM_SOURCES, ModelParams, load_device_profile, load_params, nominal_inputs, params_from,
+    params_from_profile, results_root)
 from gencl.model._predict import Criterion, Prediction, access_efficiency, predict
 from gencl.model._stats import Access, KernelStats, compute_stats, variant_stats
 
 __all__ = ["Access", "Accuracy", "Criterion", "KernelStats", "ModelParams", "Prediction",
            "access_efficiency", "accuracy", "cache_accuracy", "calibrated_accuracy", "compute_stats",
            "corrected_log_times", "encode_points", "explain",
-           "load_params", "load_results", "params_from", "point_key", "predict",
+           "load_device_profile", "load_params", "load_results", "nominal_inputs",
+           "params_from", "params_from_profile", "results_root", "TERM_SOURCES", "point_key", "predict",
            "predict_points", "variant_stats"]

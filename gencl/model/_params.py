@@ -1,21 +1,26 @@
 """What the model needs to know about a device: measured where a profile has it, else nominal.
 
-The model reads ``bench_results/<slug>/summary.json`` (the flat SI view of a ``gencl profile``
-run). Every key is read defensively: a key that is absent or ``null`` falls back to a nominal value
-derived from the OpenCL device description, and ``ModelParams.sources`` says which numbers were
-measured and which were guessed, so ``gencl explain`` can show it.
+The model is fed a typed ``DeviceProfile`` (``gencl profile``'s profile.json), never a path guessed
+from the working directory. Where no profile is given, the committed profile of the device's slug
+is looked up under the results root: ``$GENCL_RESULTS`` or the ``bench_results/`` folder of the
+checkout gencl runs from — the same answer from every working directory. Every number falls back
+to a nominal value derived from the OpenCL device description when the profile lacks it, and
+``ModelParams.sources`` says which numbers were measured and which were guessed, so
+``gencl explain`` can show it and warn when a guessed number decides the bottleneck.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gencl.characterize._hardware import warp_width
 from gencl.errors import GenclError
+
+if TYPE_CHECKING:
+    from gencl.profile import DeviceProfile
 
 
 @dataclass(frozen=True)
@@ -129,23 +134,66 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
     )
 
 
-def find_summary(slug: str, root: str | Path = "bench_results") -> Path | None:
-    """``bench_results/<slug>/summary.json`` when a profile of that device was committed."""
-    path = Path(root) / slug / "summary.json"
+#: the profile numbers each prediction term is priced by (``explain`` warns when the bottleneck's
+#: numbers are nominal)
+TERM_SOURCES: dict[str, tuple[str, ...]] = {
+    "compute": ("sp_madd_peak_flops", "dp_peak_flops", "int_peak_ops", "native_sf_peak_ops",
+                "sp_ridge_work_items"),
+    "memory_bandwidth": ("copy_bw_Bps", "cache_levels"),
+    "cache_requests": ("cache_requests_per_s",),
+    "memory_latency": ("global_latency_cycles",),
+    "local_memory": ("local_bw_Bps",),
+    "dispatch": ("group_dispatch_s",),
+    "barriers": ("barrier_phase_s", "barrier_phase_s_per_item"),
+    "launch": ("launch_overhead_s",),
+}
+
+
+def nominal_inputs(term: str, params: ModelParams) -> list[str]:
+    """The numbers behind prediction term *term* that were not measured."""
+    return [k for k in TERM_SOURCES.get(term, ()) if params.sources.get(k) != "measured"]
+
+
+def results_root() -> Path:
+    """Where committed profiles live: ``$GENCL_RESULTS``, else the checkout's bench_results/."""
+    import os
+
+    env = os.environ.get("GENCL_RESULTS")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "bench_results"
+
+
+def find_profile(slug: str, root: str | Path | None = None) -> Path | None:
+    """``<root>/<slug>/profile.json`` when a profile of that device was committed."""
+    path = Path(root or results_root()) / slug / "profile.json"
     return path if path.is_file() else None
 
 
-def load_params(device: Mapping[str, Any], *, summary_path: str | Path | None = None,
-                root: str | Path = "bench_results") -> ModelParams:
-    """Params for *device* (DeviceInfo JSON): its committed summary.json, or nominal values."""
-    slug = str(device.get("slug", ""))
-    path = Path(summary_path) if summary_path else find_summary(slug, root)
-    summary: dict[str, Any] = {}
-    if path is not None:
-        try:
-            summary = json.loads(Path(path).read_text())
-        except (OSError, ValueError) as exc:
-            raise GenclError(f"{path}: cannot read the profile summary ({exc})") from None
-        if not isinstance(summary, dict):
-            raise GenclError(f"{path}: summary: expected a JSON object")
-    return params_from(summary, device)
+def load_device_profile(path: str | Path) -> DeviceProfile:
+    """A profile from profile.json, its folder, or the summary.json beside it."""
+    from gencl.profile import load_profile
+
+    file = Path(path)
+    if file.name == "summary.json":
+        file = file.with_name("profile.json")
+    return load_profile(file)
+
+
+def params_from_profile(profile: DeviceProfile) -> ModelParams:
+    """Model parameters of the device *profile* describes (a what-if for a device not here)."""
+    return params_from(profile.summary, profile.device_json)
+
+
+def load_params(device: Mapping[str, Any], *, profile: str | Path | DeviceProfile | None = None,
+                root: str | Path | None = None) -> ModelParams:
+    """Params for *device* (DeviceInfo JSON): the given profile, else the committed profile of
+    its slug under the results root, else nominal values."""
+    from gencl.profile import DeviceProfile as _Profile
+
+    if isinstance(profile, _Profile):
+        return params_from(profile.summary, device)
+    path = Path(profile) if profile else find_profile(str(device.get("slug", "")), root)
+    if path is None:
+        return params_from({}, device)
+    return params_from(load_device_profile(path).summary, device)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gencl.model._params import ModelParams
+from gencl.model._params import ModelParams, nominal_inputs
 from gencl.model._predict import Prediction
 from gencl.model._stats import KernelStats
 
@@ -22,6 +22,11 @@ def print_explanation(name: str, point: Mapping[str, Any], sizes: Mapping[str, i
     console.print(f"{stats.work_items} work items in {stats.groups} groups of {stats.group_size}")
     console.print(f"predicted time [bold]{pred.time_s * 1e6:.1f} µs[/], bottleneck "
                   f"[bold]{pred.bottleneck}[/], potential speedup {pred.potential_speedup:.2f}×")
+    guessed = nominal_inputs(pred.bottleneck, params)
+    if guessed:
+        console.print(f"[yellow]warning:[/] the bottleneck ({pred.bottleneck}) is priced by "
+                      f"nominal numbers, not measured: {', '.join(guessed)} — profile this "
+                      "device (gencl profile) or pass --profile")
     terms = Table("term", "µs")
     for k, v in pred.terms.items():
         terms.add_row(k, f"{v * 1e6:.2f}")

@@ -14,7 +14,9 @@ def _cfg_explain(p: argparse.ArgumentParser) -> None:
     p.add_argument("--size", action="append", metavar="NAME=INT", help="override a problem size")
     p.add_argument("--quick", action="store_true", help="small sizes")
     p.add_argument("--device", help="device index or name substring (its profile is used)")
-    p.add_argument("--profile", help="summary.json to use (default bench_results/<slug>/)")
+    p.add_argument("--profile", help="profile.json (or its folder) to price the variant with; "
+                   "without --device, a what-if for the profile's device, which need not be "
+                   "present (default: the committed profile of the device's slug)")
     p.add_argument("--accuracy", metavar="CACHE",
                    help="results file of a measured space: report Spearman ρ and ±15 %% share")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -23,32 +25,44 @@ def _cfg_explain(p: argparse.ArgumentParser) -> None:
 @command("explain", _cfg_explain)
 def cmd_explain(args: argparse.Namespace) -> int:
     """Predict a variant's time from loopy statistics and the device profile."""
-    from gencl.model import cache_accuracy, explain, load_params, load_results
+    from gencl.model import (
+        cache_accuracy, explain, load_params, load_results, nominal_inputs)
     from gencl.spec import check_point, load_spec
 
     spec = load_spec(args.spec)
     if args.accuracy:
         data = load_results(args.accuracy)
-        params = load_params(data.get("device", {}), summary_path=args.profile)
+        params = load_params(data.get("device", {}), profile=args.profile)
         acc, _ = cache_accuracy(spec, data["results"], params)
         print(json.dumps({**acc.to_json(), "params": params.sources}, indent=1) if args.json else
               f"{spec.name} on {params.device}: {acc.n} variants, Spearman ρ = "
               f"{acc.spearman:.3f}, within ±15 %: {acc.within_15pct:.0%}, median "
               f"predicted/measured {acc.median_ratio:.2f}")
         return 0
-    from gencl.device import select_device
-
-    _, info = select_device(args.device)
+    info, params = _device_and_params(args)
     point = check_point(spec, parse_knobs(args.knob))
     sizes = {**spec.sizes(point, info, args.quick), **parse_sizes(args.size)}
-    params = load_params(info.to_json(), summary_path=args.profile)
     stats, pred = explain(spec, point, sizes, params)
     if args.json:
         print(json.dumps({"point": point, "sizes": sizes, "stats": stats.to_json(),
-                          "prediction": pred.to_json(), "params": params.to_json()},
+                          "prediction": pred.to_json(), "params": params.to_json(),
+                          "nominal_bottleneck_inputs": nominal_inputs(pred.bottleneck, params)},
                          indent=1, default=str))
         return 0
     from gencl.model._report import print_explanation
 
     print_explanation(spec.name, point, sizes, stats, pred, params)
     return 0
+
+
+def _device_and_params(args: argparse.Namespace):
+    """The device priced and its params: ``--profile`` alone is a what-if for the profiled
+    device (no OpenCL device needed); otherwise the selected device with its profile."""
+    from gencl.device import select_device
+    from gencl.model import load_device_profile, load_params, params_from_profile
+
+    if args.profile and args.device is None:
+        profile = load_device_profile(args.profile)
+        return profile.device, params_from_profile(profile)
+    _, info = select_device(args.device)
+    return info, load_params(info.to_json(), profile=args.profile)

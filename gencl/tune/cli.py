@@ -34,7 +34,7 @@ def _cfg_tune(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-kernel-tuner", action="store_true", help="skip Kernel Tuner strategies")
     p.add_argument("--kt-strategies", help="comma-separated Kernel Tuner strategies (default: "
                    "random_sample,genetic_algorithm,bayes_opt,simulated_annealing,dual_annealing)")
-    p.add_argument("--profile", help="summary.json for the model (default bench_results/<slug>/)")
+    p.add_argument("--profile", help="profile.json for the model (default: the committed profile of the device)")
     p.add_argument("--out", help="output folder (default bench_results/<slug>/tuning; with --quick "
                    "out/<slug>/tuning)")
 
@@ -59,7 +59,7 @@ def _simulate(spec, args: argparse.Namespace) -> int:
         raise GenclError("--simulate needs --cache bench_results/<slug>/<spec>/space.json")
     strategies, kt_strategies = _strategies(args, KT_STRATEGIES)
     replay = ReplayEngine(args.cache or args.replay)
-    params = load_params(replay.device, summary_path=args.profile)
+    params = load_params(replay.device, profile=args.profile)
     out = Path(args.out or f"bench_results/{replay.device.get('slug', 'unknown')}/tuning")
     out.mkdir(parents=True, exist_ok=True)
     summary, runs = simulate(
@@ -161,7 +161,7 @@ def _tune(spec, args: argparse.Namespace) -> int:
         codes = run_workers(argv, args.workers, worker_devices(args.device, args.workers))
         print(f"{args.workers} workers finished (exit codes {codes})")
     else:
-        params = load_params(device, summary_path=args.profile)
+        params = load_params(device, profile=args.profile)
         predicted = predictions(spec, space, sizes_of, params) if args.sampler == "guided" \
             else {}
         from gencl.tune import knob_preferences

@@ -1,0 +1,85 @@
+"""The model is fed a typed profile: measured numbers used, missing ones nominal and named, the same
+answer from any working directory, and a what-if for a device that is not on this machine."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gencl.model import (
+    Access, KernelStats, load_device_profile, load_params, nominal_inputs, params_from_profile,
+    predict, results_root)
+
+ROOT = Path(__file__).resolve().parents[2]
+H200 = ROOT / "bench_results" / "nvidia-h200" / "profile.json"
+
+
+def test_committed_profile_feeds_every_number():
+    profile = load_device_profile(H200)
+    params = params_from_profile(profile)
+    assert params.device == "NVIDIA H200"
+    assert params.dram_bw == profile.summary["copy_bw_Bps"]
+    assert params.sources["copy_bw_Bps"] == "measured"
+    # summary.json beside it names the same profile
+    again = params_from_profile(load_device_profile(H200.with_name("summary.json")))
+    assert again == params
+
+
+def test_missing_keys_fall_back_to_nominal_and_are_named(tmp_path):
+    data = json.loads(H200.read_text())
+    for bench in ("copy", "read_bandwidth"):  # the benchmarks that give the copy bandwidth
+        data["benchmarks"].pop(bench, None)
+        data["suite"] = [b for b in data["suite"] if b != bench]
+    (tmp_path / "profile.json").write_text(json.dumps(data))
+    params = params_from_profile(load_device_profile(tmp_path))
+    assert params.sources["copy_bw_Bps"] == "nominal"
+    assert params.sources["sp_madd_peak_flops"] == "measured"
+    # a memory-bound kernel's bottleneck is then decided by a guessed number, and said so
+    acc = Access("a", "global", "load", 4, 1, 1e8, 1)
+    stats = KernelStats(10**6, 256, 4096, {"float32:add": 1e6}, (acc,), {"a": 4e8}, 0.0, 0.0)
+    pred = predict(stats, params)
+    assert pred.bottleneck == "memory_bandwidth"
+    assert nominal_inputs(pred.bottleneck, params) == ["copy_bw_Bps"]
+
+
+def test_lookup_does_not_depend_on_the_working_directory(tmp_path, monkeypatch):
+    device = json.loads(H200.read_text())["device"]
+    monkeypatch.delenv("GENCL_RESULTS", raising=False)
+    here = load_params(device)
+    monkeypatch.chdir(tmp_path)
+    assert results_root() == ROOT / "bench_results"
+    assert load_params(device) == here
+    assert here.sources["copy_bw_Bps"] == "measured"
+    monkeypatch.setenv("GENCL_RESULTS", str(tmp_path))  # an empty results root: all nominal
+    assert load_params(device).sources["copy_bw_Bps"] == "nominal"
+
+
+def test_explain_what_if_from_a_committed_profile(tmp_path):
+    """``gencl explain --profile`` of the H200 on a machine without it (CI's CPU)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-m", "gencl", "explain", "jacobi", "--profile", str(H200),
+         "--knob", "dtype=float32", "--knob", "boundary=padded", "--knob", "vector_width=4",
+         "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["sizes"] == {"n": 8192}             # the GPU's problem size, not the CPU's
+    assert data["params"]["device"] == "NVIDIA H200"
+    assert data["nominal_bottleneck_inputs"] == []
+    assert 100e-6 < data["prediction"]["time_s"] < 1e-3
+
+
+@pytest.mark.parametrize("bad", ["nothing.json", "summary.json"])
+def test_a_missing_profile_is_one_line_and_exit_2(tmp_path, bad):
+    out = subprocess.run(
+        [sys.executable, "-m", "gencl", "explain", "jacobi", "--profile", str(tmp_path / bad)],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
+        text=True, timeout=300)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr and "no such profile" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
