@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from gencl.cli import command, parse_knobs, parse_sizes
+from gencl._commands import command, parse_knobs, parse_sizes
 
 
 def _cfg_explain(p: argparse.ArgumentParser) -> None:
@@ -23,32 +23,24 @@ def _cfg_explain(p: argparse.ArgumentParser) -> None:
 @command("explain", _cfg_explain)
 def cmd_explain(args: argparse.Namespace) -> int:
     """Predict a variant's time from loopy statistics and the device profile."""
-    from gencl.model import cache_accuracy, explain, load_params, load_results
-    from gencl.spec import check_point, load_spec
+    from gencl import api
 
-    spec = load_spec(args.spec)
     if args.accuracy:
-        data = load_results(args.accuracy)
-        params = load_params(data.get("device", {}), summary_path=args.profile)
-        acc, _ = cache_accuracy(spec, data["results"], params)
+        acc, params = api.model_accuracy(args.spec, args.accuracy, profile=args.profile)
         print(json.dumps({**acc.to_json(), "params": params.sources}, indent=1) if args.json else
-              f"{spec.name} on {params.device}: {acc.n} variants, Spearman ρ = "
+              f"{args.spec} on {params.device}: {acc.n} variants, Spearman ρ = "
               f"{acc.spearman:.3f}, within ±15 %: {acc.within_15pct:.0%}, median "
               f"predicted/measured {acc.median_ratio:.2f}")
         return 0
-    from gencl.device import select_device
-
-    _, info = select_device(args.device)
-    point = check_point(spec, parse_knobs(args.knob))
-    sizes = {**spec.sizes(point, info, args.quick), **parse_sizes(args.size)}
-    params = load_params(info.to_json(), summary_path=args.profile)
-    stats, pred = explain(spec, point, sizes, params)
+    e = api.explain(args.spec, knobs=parse_knobs(args.knob), sizes=parse_sizes(args.size),
+                    quick=args.quick, device=args.device, profile=args.profile)
     if args.json:
-        print(json.dumps({"point": point, "sizes": sizes, "stats": stats.to_json(),
-                          "prediction": pred.to_json(), "params": params.to_json()},
+        print(json.dumps({"point": e.point, "sizes": e.sizes, "stats": e.stats.to_json(),
+                          "prediction": e.prediction.to_json(), "params": e.params.to_json()},
                          indent=1, default=str))
         return 0
     from gencl.model._report import print_explanation
 
-    print_explanation(spec.name, point, sizes, stats, pred, params)
+    print_explanation(api.load(args.spec).name, e.point, e.sizes, e.stats, e.prediction,
+                      e.params)
     return 0

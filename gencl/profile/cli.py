@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gencl.cli import command
+from gencl._commands import command
 
 
 def _cfg_profile(p: argparse.ArgumentParser) -> None:

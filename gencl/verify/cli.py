@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from gencl.cli import command
+from gencl._commands import command
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
