@@ -43,13 +43,28 @@ def load(spec: str | os.PathLike[str] | BenchmarkSpec) -> BenchmarkSpec:
     from gencl.spec import BenchmarkSpec, load_spec, validate_spec
 
     if isinstance(spec, BenchmarkSpec):
-        if spec.path:
-            return spec
-        validate_spec(spec)
-        if not spec.source_hash:
-            spec = dataclasses.replace(spec, source_hash=program_hash(spec))
+        if not spec.path:
+            validate_spec(spec)
+            if not spec.source_hash:
+                spec = dataclasses.replace(spec, source_hash=program_hash(spec))
+    else:
+        spec = load_spec(os.fspath(spec))
+    return with_space(spec)
+
+
+def with_space(spec: BenchmarkSpec) -> BenchmarkSpec:
+    """*spec* with a space to search: a kernel that binds no knobs gets the one derived from its
+    program (``gencl.generate.derive_space``: vector widths, work-group shapes, blocking, …)."""
+    import gencl.generate as generate
+    from gencl.spec import BenchmarkSpec
+
+    derive = getattr(generate, "derive_space", None)
+    if spec.knobs or spec.runner is not None or spec.analysis is not None or derive is None:
         return spec
-    return load_spec(os.fspath(spec))
+    derived = derive(spec)
+    if isinstance(derived, BenchmarkSpec):
+        return derived
+    return dataclasses.replace(spec, knobs=dict(derived))
 
 
 def program_hash(spec: BenchmarkSpec) -> str:

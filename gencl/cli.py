@@ -49,9 +49,9 @@ def _cfg_generate(p: argparse.ArgumentParser) -> None:
 @command("generate", _cfg_generate)
 def cmd_generate(args: argparse.Namespace) -> int:
     from gencl.generate import GenerationFailure, generate_many, write_variants
-    from gencl.spec import load_spec
+    from gencl.api import load
 
-    spec = load_spec(args.spec)
+    spec = load(args.spec)
     points = _points(spec, args)
     variants = generate_many(spec, points, workers=args.workers)
     manifest = write_variants(variants, args.out)
@@ -93,9 +93,9 @@ def _cfg_run(p: argparse.ArgumentParser) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from gencl.measure import OpenCLEngine, ResultsFile, results_header, run_points
     from gencl.report_console import print_measurements
-    from gencl.spec import load_spec
+    from gencl.api import load
 
-    spec = load_spec(args.spec)
+    spec = load(args.spec)
     points = _points(spec, args)
     engine = OpenCLEngine(args.device, repeats=args.repeats)
     path = Path(args.json or f"bench_results/{engine.info.slug}/{spec.name}.json")

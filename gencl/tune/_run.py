@@ -20,10 +20,7 @@ class TuneRun:
     best: dict[str, Any]  # best.json: point, median_s, trial, …
     out: Path
     storage: str
-
-    @property
-    def point(self) -> dict[str, Any]:
-        return dict(self.best["point"])
+    point: dict[str, Any] | None = None  # the best point, with the space's own values
 
     @property
     def time_s(self) -> float:
@@ -80,7 +77,7 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
     from gencl.tune._sampler import knob_preferences
     from gencl.tune._space import SearchSpace
     from gencl.tune._storage import open_storage, storage_url
-    from gencl.tune._study import make_sampler, predictions, run_study, write_best
+    from gencl.tune._study import best_trial, make_sampler, predictions, run_study, write_best
 
     fixed, size_overrides = dict(fixed or {}), dict(sizes or {})
     evaluator: Any
@@ -138,7 +135,9 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
               "sizes": size_overrides, "quick": quick, "replay": replay}
     best_path = write_best(result, spec, space, folder, header)
     export_t4(result, space, folder / "t4_results.json", header)
-    return TuneRun(result, json.loads(best_path.read_text()), folder, url)
+    winner = best_trial(result)
+    return TuneRun(result, json.loads(best_path.read_text()), folder, url,
+                   space.decode(winner.params) if winner else None)
 
 
 def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
