@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from gencl._commands import COMMANDS, command, device_arg, parse_knobs, parse_sizes
