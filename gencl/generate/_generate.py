@@ -87,8 +87,8 @@ def lower(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:
         source=code.device_code(),
         kernel_name=knl.name,
         args=tuple(_arg_info(a) for a in knl.args if passed is None or a.name in passed),
-        global_size=tuple(str(g * l) for g, l in zip(gsize, lsize)),
-        local_size=tuple(str(l) for l in lsize),
+        global_size=tuple(str(g * size) for g, size in zip(gsize, lsize)),
+        local_size=tuple(str(size) for size in lsize),
         assumptions=str(knl.assumptions),
         codegen_s=time.perf_counter() - start,
     )

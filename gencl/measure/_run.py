@@ -135,7 +135,7 @@ def evaluate_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant
             samples.
     """
     point, sizes = variant.point, dict(sizes)
-    base: dict[str, Any] = dict(source_hash=variant.source_hash)
+    base: dict[str, Any] = {"source_hash": variant.source_hash}
     if verify_sizes is None and spec.verify_sizes is not None:
         verify_sizes = spec.verify_sizes(point, engine.info)
     vsizes = dict(verify_sizes) if verify_sizes is not None else sizes
@@ -258,13 +258,13 @@ def run_points(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], engine: Op
     """Measure every point in order; each result goes to *sink* as soon as it exists."""
     points = list(points)
     if spec.runner is not None:  # a benchmark of the runtime: the spec measures itself
-        out = list(spec.runner(engine, spec, points, quick))
-        for m in out:
+        mine = list(spec.runner(engine, spec, points, quick))
+        for m in mine:
             if sink:
                 sink.add(m)
             if on_result:
                 on_result(m)
-        return out
+        return mine
     variants = generate_many(spec, points)
     done = sink.done_ids if sink else set()
     out: list[Measurement] = []

@@ -8,7 +8,8 @@ from gencl.model._predict import Criterion, Prediction, access_efficiency, predi
 from gencl.model._stats import Access, KernelStats, compute_stats, variant_stats
 
 __all__ = ["Access", "Accuracy", "Criterion", "KernelStats", "ModelParams", "Prediction",
-           "access_efficiency", "accuracy", "cache_accuracy", "calibrated_accuracy", "compute_stats",
+           "access_efficiency", "accuracy", "cache_accuracy", "calibrated_accuracy",
+           "compute_stats",
            "corrected_log_times", "encode_points", "explain",
            "load_params", "load_results", "params_from", "point_key", "predict",
            "predict_points", "variant_stats"]

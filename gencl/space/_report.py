@@ -179,7 +179,7 @@ def report_markdown(spec: Any, results: Sequence[Record], summary: Mapping[str, 
         rate = f", {flops / float(best['median_s']) / 1e9:.1f} GFLOP/s" if flops else ""
         lines += ["", f"Best knobs: `{json.dumps(best['point'], default=str)}`, {view.us(best)} "
                   f"µs, {view.gbs(best)} GB/s compulsory{rate}."]
-        rates = {k: v for k, v in (best.get("metrics") or {}).items()}
+        rates = dict(best.get("metrics") or {})
         if rates:
             lines.append("Its metrics: " + ", ".join(
                 f"{k} {v / 1e9:.2f} G/s" for k, v in sorted(rates.items())) + ".")
@@ -260,8 +260,8 @@ def plot_roofline(spec: Any, results: Sequence[Record], summary: Mapping[str, An
     ax.set_title(f"{spec.name} {summary.get('sizes')}: every measured variant", fontsize=9)
     ax.legend(fontsize=7, loc="upper right")
     copy_bw = summary.get("copy_bw_Bps")
-    points = [(flops_per_launch(spec, r["point"], r["sizes"]), r) for r in view.ok]
-    points = [(f, r) for f, r in points if f]
+    counted = [(flops_per_launch(spec, r["point"], r["sizes"]), r) for r in view.ok]
+    points = [(f, r) for f, r in counted if f]
     if points:
         ai = [f / compulsory_bytes(spec, r["point"], r["sizes"]) for f, r in points]
         rate = [f / float(r["median_s"]) / 1e9 for f, r in points]

@@ -129,7 +129,8 @@ def compulsory_bytes(spec: BenchmarkSpec, point: Point, sizes: Sizes) -> float:
     import numpy as np
     import pymbolic
 
-    key = (spec.name, spec.source_hash, id(spec.program), json.dumps({k: point.get(k) for k in spec.params}, default=str))
+    params = json.dumps({k: point.get(k) for k in spec.params}, default=str)
+    key = (spec.name, spec.source_hash, id(spec.program), params)
     if key not in _ARRAYS:
         import loopy as lp
 

@@ -19,7 +19,8 @@ from gencl.tune._study import (
     SAMPLERS, best_trial, make_sampler, predictions, run_study, write_best)
 
 __all__ = ["KT_STRATEGIES", "SAMPLERS", "DeviceEvaluator", "ExperimentalWarning",
-           "ModelGuidedSampler", "ReplayEngine", "SearchSpace", "TuneRun", "VariantFailed", "best_trial",
+           "ModelGuidedSampler", "ReplayEngine", "SearchSpace", "TuneRun", "VariantFailed",
+           "best_trial",
            "evals_to_target", "experimental_class", "export_t4", "fixed_from_records",
            "goal_check", "is_fresh", "knob_preferences", "make_objective", "make_sampler",
            "open_storage", "params_key", "plot_convergence", "predictions", "run_kt_strategy",

@@ -79,7 +79,8 @@ def split_by_variant(stderr: str) -> dict[str, str]:
 def judge(findings: Sequence[Mapping[str, Any]], exempt: frozenset[str] | set[str]
           ) -> tuple[list[str], list[str]]:
     """(failures, exempted) messages: race/uninitialized findings pass only if declared."""
-    failures, exempted = [], []
+    failures: list[str] = []
+    exempted: list[str] = []
     for f in findings:
         text = f"oclgrind {f['kind']}: {f['message']} (×{f['count']}) {f['detail']}"
         (exempted if f["kind"] in exempt and f["kind"] in ("race", "uninitialized")
@@ -89,7 +90,7 @@ def judge(findings: Sequence[Mapping[str, Any]], exempt: frozenset[str] | set[st
 
 def _spec_ref(spec: Any) -> dict[str, str]:
     """How the child finds the spec: its file, or (built in memory) the pickled spec."""
-    if isinstance(spec, str) or getattr(spec, "path", ""):
+    if isinstance(spec, str) or getattr(spec, "path", None):
         return {"spec": spec if isinstance(spec, str) else spec.path}
     import base64
     import pickle
