@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from gencl.verify import VerifyReport
 
 __all__ = ["Explanation", "describe", "explain", "generate_space", "load", "model_accuracy",
-           "profile", "run", "simulate", "space", "tune", "verify"]
+           "profile", "report", "run", "simulate", "space", "tune", "verify"]
 
 
 def load(spec: str | os.PathLike[str] | BenchmarkSpec) -> BenchmarkSpec:
@@ -87,6 +87,15 @@ def space(spec: str | os.PathLike[str] | BenchmarkSpec, **options: Any) -> Space
     from gencl.space import run_space
 
     return run_space(load(spec), **options)
+
+
+def report(folder: str | os.PathLike[str],
+           spec: str | os.PathLike[str] | BenchmarkSpec | None = None) -> SpaceRun:
+    """Re-render a measured space's summary.json, report.md and plot from its cache (no device);
+    the spec is the one the cache names unless given."""
+    from gencl.space import report_space
+
+    return report_space(os.fspath(folder), None if spec is None else load(spec))
 
 
 def generate_space(spec: str | os.PathLike[str] | BenchmarkSpec, *, limits: str | None = None,

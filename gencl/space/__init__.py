@@ -9,11 +9,13 @@ from gencl.space._limits import DeviceLimits, limits_for
 from gencl.space._measure import measure_space, open_results, space_points
 from gencl.space._peers import measure_copy_bandwidth, measure_peers
 from gencl.space._report import summarize_space, write_report
-from gencl.space._run import SpaceRun, check_fixed, generate_space, run_space, space_slice
+from gencl.space._run import (
+    SpaceRun, check_fixed, generate_space, report_space, run_space, space_slice)
 
 __all__ = ["DeviceLimits", "SpaceRun", "check_fixed", "generate_space", "limits_for",
            "measure_copy_bandwidth", "measure_peers", "measure_space", "open_results",
-           "run_space", "space_points", "space_slice", "summarize_space", "write_report"]
+           "report_space", "run_space", "space_points", "space_slice", "summarize_space",
+           "write_report"]
 
 from gencl._callable import make_callable  # noqa: E402
 

@@ -122,7 +122,8 @@ def run_space(spec: Any, *, device: str | int | None = None,
     # a quick run never lands next to (or resumes into) committed full results
     folder = Path(out or f"{'out' if quick else 'bench_results'}/{engine.info.slug}/{spec.name}")
     header = results_header(engine, spec=spec.name, sizes=run_sizes, quick=quick,
-                            sampled=sample is not None, slice=fixed)
+                            sampled=sample is not None, slice=fixed, space_size=len(full),
+                            spec_path=spec.path)
     sink = open_results(folder / "space.json", header)
     measured = 0
     if peers != "only":
@@ -158,3 +159,42 @@ def run_space(spec: Any, *, device: str | int | None = None,
     write_report(folder, spec, sink.results, header, summary, fixed=fixed, sizes_of=sizes_of,
                  sampled=sample is not None, copy=copy)
     return SpaceRun(summary, folder, list(sink.results), measured, complete)
+
+
+def report_space(folder: str | Path, spec: Any = None) -> SpaceRun:
+    """Re-render a space's summary.json, report.md and plot from its cache (no device).
+
+    *spec* defaults to the one named in the cache's header (loaded by name).
+    """
+    from gencl.model import load_results
+    from gencl.space._report import summarize_space, write_report
+
+    folder = Path(folder)
+    data = load_results(folder / "space.json")
+    if spec is None:
+        from gencl.api import load
+
+        name = data.get("spec_path") or data.get("spec") or folder.name
+        if not name:
+            raise GenclError(f"{folder}: the cache names no spec file (an in-memory spec): "
+                             "give the spec")
+        spec = load(name)
+    fixed = dict(data.get("slice") or {})
+    sizes = dict(data.get("sizes") or {})
+    results = data["results"]
+
+    def sizes_of(point: dict[str, Any]) -> dict[str, int]:
+        return sizes
+
+    peers_path = folder / "peers.json"
+    saved = json.loads(peers_path.read_text()) if peers_path.is_file() else {}
+    copy = saved.get("copy", {})
+    header = {k: v for k, v in data.items() if k != "results"}
+    device = (header.get("device") or {}).get("name", "unknown device")
+    summary = summarize_space(spec, results, device=device, fixed=fixed, sizes_of=sizes_of,
+                              space_size=int(header.get("space_size") or len(results)),
+                              copy_bw=copy.get("copy_bw_Bps"), peers=saved.get("peers", {}),
+                              peers_skipped=saved.get("skipped", {}))
+    write_report(folder, spec, results, header, summary, fixed=fixed, sizes_of=sizes_of,
+                 sampled=bool(header.get("sampled")), copy=copy)
+    return SpaceRun(summary, folder, list(results))

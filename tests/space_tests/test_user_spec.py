@@ -37,6 +37,17 @@ def test_space_tune_simulate_explain_verify_on_hand_bound_knobs(tmp_path, capsys
     assert "Fastest points" in report and "declares no peers" in report
     assert (out / "roofline.png").stat().st_size > 1000
 
+    # the report again from the cache alone (no device), identical figures
+    first = (out / "summary.json").read_text()
+    (out / "report.md").unlink()
+    assert main(["report", str(out)]) == 0
+    assert (out / "summary.json").read_text() == first and (out / "report.md").is_file()
+
+    capsys.readouterr()
+    assert main(["space", path, "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "block_x" in listed and "workgroup" in listed
+
     tuned = tmp_path / "tuning"
     assert main(["tune", path, "--quick", "--trials", "4", "--sampler", "tpe", "--seed", "1",
                  "--out", str(tuned)]) == 0
