@@ -179,9 +179,12 @@ def report_space(folder: str | Path, spec: Any = None) -> SpaceRun:
             raise GenclError(f"{folder}: the cache names no spec file (an in-memory spec): "
                              "give the spec")
         spec = load(name)
-    fixed = dict(data.get("slice") or {})
-    sizes = dict(data.get("sizes") or {})
     results = data["results"]
+    # caches written before the header named its sizes: the sizes most records ran at
+    fixed = {**({"dtype": data["dtype"]} if "dtype" in data else {}), **(data.get("slice") or {})}
+    sizes = dict(data.get("sizes") or (max(
+        (r["sizes"] for r in results), key=lambda s: sum(r["sizes"] == s for r in results))
+        if results else {}))
 
     def sizes_of(point: dict[str, Any]) -> dict[str, int]:
         return sizes
