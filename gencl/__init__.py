@@ -1,11 +1,14 @@
 """gencl: abstract loopy programs → OpenCL variants → measurements → device profile → tuning.
 
 The tree follows the pipeline: ``spec`` → ``generate`` → ``measure`` → ``characterize`` →
-``profile`` → ``model`` → ``tune`` → ``verify``; ``cli`` is a thin layer over it.
+``profile`` → ``model`` → ``tune`` → ``verify``; ``api`` is one call per command (re-exported
+here, lazily: ``gencl.tune(spec, ...)``, ``gencl.space``, ``gencl.explain``, ``gencl.profile``,
+``gencl.verify``, ``gencl.simulate``, ``gencl.run``, ``gencl.load``) and ``cli`` a face over it.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from gencl._version import __version__
@@ -13,7 +16,20 @@ from gencl._version import __version__
 if TYPE_CHECKING:
     from gencl.profile import DeviceProfile
 
-__all__ = ["__version__", "load_profile"]
+__all__ = ["__version__", "describe", "explain", "load", "load_profile", "profile", "run",
+           "simulate", "space", "tune", "verify"]
+
+#: API calls whose name is also a stage package: the package itself is callable
+_PACKAGES = ("tune", "space", "verify", "profile")
+_FUNCTIONS = ("explain", "load", "run", "simulate", "describe")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PACKAGES:
+        return importlib.import_module(f"gencl.{name}")
+    if name in _FUNCTIONS:
+        return getattr(importlib.import_module("gencl.api"), name)
+    raise AttributeError(f"module 'gencl' has no attribute {name!r}")
 
 
 def load_profile(path: Any) -> DeviceProfile:

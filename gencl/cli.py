@@ -3,54 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gencl._commands import COMMANDS, command, device_arg, parse_knobs, parse_sizes
 from gencl.errors import GenclError
 
-COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {}
-
-
-def command(name: str, configure: Callable[[argparse.ArgumentParser], None]):
-    def register(run: Callable[..., int]):
-        COMMANDS[name] = (configure, run)
-        return run
-    return register
-
-
-def parse_knobs(items: Sequence[str] | None) -> dict[str, Any]:
-    """``--knob name=value``: values are Python literals where they parse, else strings."""
-    point: dict[str, Any] = {}
-    for item in items or ():
-        if "=" not in item:
-            raise GenclError(f"--knob {item}: expected name=value")
-        name, text = item.split("=", 1)
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            value = text
-        point[name.strip()] = value
-    return point
-
-
-def parse_sizes(items: Sequence[str] | None) -> dict[str, int]:
-    sizes = {}
-    for item in items or ():
-        name, _, text = item.partition("=")
-        try:
-            sizes[name] = int(text)
-        except ValueError:
-            raise GenclError(f"--size {item}: expected name=integer") from None
-    return sizes
-
-
-def _device_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--device", help="device index or name substring (gencl devices)")
-
+__all__ = ["COMMANDS", "build_parser", "command", "main", "parse_knobs", "parse_sizes"]
 
 # {{{ devices
 
@@ -88,9 +50,9 @@ def _cfg_generate(p: argparse.ArgumentParser) -> None:
 @command("generate", _cfg_generate)
 def cmd_generate(args: argparse.Namespace) -> int:
     from gencl.generate import GenerationFailure, generate_many, write_variants
-    from gencl.spec import load_spec
+    from gencl.api import load
 
-    spec = load_spec(args.spec)
+    spec = load(args.spec)
     points = _points(spec, args)
     variants = generate_many(spec, points, workers=args.workers)
     manifest = write_variants(variants, args.out)
@@ -125,16 +87,16 @@ def _cfg_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="small sizes")
     p.add_argument("--repeats", type=int, default=25, help="samples per measurement (25)")
     p.add_argument("--json", help="results file (default bench_results/<device>/<spec>.json)")
-    _device_arg(p)
+    device_arg(p)
 
 
 @command("run", _cfg_run)
 def cmd_run(args: argparse.Namespace) -> int:
     from gencl.measure import OpenCLEngine, ResultsFile, results_header, run_points
     from gencl.report_console import print_measurements
-    from gencl.spec import load_spec
+    from gencl.api import load
 
-    spec = load_spec(args.spec)
+    spec = load(args.spec)
     points = _points(spec, args)
     engine = OpenCLEngine(args.device, repeats=args.repeats)
     path = Path(args.json or f"bench_results/{engine.info.slug}/{spec.name}.json")

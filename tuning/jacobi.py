@@ -31,7 +31,8 @@ the branch form cannot take a prefetch).
 import loopy as lp
 import numpy as np
 
-from gencl.spec import BenchmarkSpec, Knob
+from gencl.peers import opencl_kernel_peer, cupy_kernel_peer, torch_compile_peer, torch_peer
+from gencl.spec import ApplicationHooks, BenchmarkSpec, Knob
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 PAD = 16  # left pad columns of the padded layout: interior rows start 64-byte aligned
@@ -369,6 +370,89 @@ def _fits_device(point, device):
     return None
 
 
+# {{{ peers: what a user would otherwise run (logical (n+2)² grids, no pads)
+
+def _grids(ctx):
+    """The run's inputs as logical (n+2)² grids; u_new holds the boundary, its interior NaN."""
+    n, point = ctx.sizes["n"], ctx.point
+    u = np.ascontiguousarray(from_layout(ctx.inputs["u"], point, n))
+    start = u.copy()
+    start[1:-1, 1:-1] = np.nan
+    return {"u": u, "f": np.ascontiguousarray(from_layout(ctx.inputs["f"], point, n)),
+            "u_new": start, "omega": ctx.inputs["omega"], "h2": ctx.inputs["h2"]}
+
+
+def _grid_sweep(ctx):
+    g = _grids(ctx)
+    return {"u_new": sweep(g["u"], g["f"], g["omega"], g["h2"])}
+
+
+def _real(ctx):
+    return "float" if ctx.point["dtype"] == "float32" else "double"
+
+
+#: the ω-Jacobi sweep as a user writes it by hand: one work item per interior point
+HAND_OPENCL = """
+__kernel void jacobi(__global const real *u, __global const real *f, __global real *u_new,
+                     const real omega, const real h2, const int n)
+{
+    const int j = get_global_id(0) + 1, i = get_global_id(1) + 1, p = n + 2;
+    u_new[i * p + j] = (1 - omega) * u[i * p + j] + omega * (real)0.25 * (
+        u[i * p + j - 1] + u[i * p + j + 1] + u[(i - 1) * p + j] + u[(i + 1) * p + j]
+        + h2 * f[i * p + j]);
+}
+"""
+HAND_CUDA = """
+extern "C" __global__ void jacobi(const real *u, const real *f, real *u_new, const real omega,
+                                  const real h2, const int n)
+{
+    const int j = blockIdx.x * blockDim.x + threadIdx.x + 1;
+    const int i = blockIdx.y * blockDim.y + threadIdx.y + 1, p = n + 2;
+    if (i > n || j > n) return;
+    u_new[i * p + j] = (1 - omega) * u[i * p + j] + omega * (real)0.25 * (
+        u[i * p + j - 1] + u[i * p + j + 1] + u[(i - 1) * p + j] + u[(i + 1) * p + j]
+        + h2 * f[i * p + j]);
+}
+"""
+ARGS = ("u", "f", "u_new", "omega", "h2", "n")
+
+
+def _torch_sweep(u, f, u_new, omega, h2):
+    u_new[1:-1, 1:-1] = (1 - omega) * u[1:-1, 1:-1] + omega * 0.25 * (
+        u[1:-1, :-2] + u[1:-1, 2:] + u[:-2, 1:-1] + u[2:, 1:-1] + h2 * f[1:-1, 1:-1])
+    return {"u_new": u_new}
+
+
+PEERS = {
+    "hand_opencl": opencl_kernel_peer(
+        lambda ctx: f"#define real {_real(ctx)}\n" + (
+            "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if _real(ctx) == "double"
+            else "") + HAND_OPENCL, "jacobi", args=ARGS,
+        global_size=lambda ctx: (ctx.sizes["n"], ctx.sizes["n"]), inputs=_grids,
+        expected=_grid_sweep),
+    "pytorch_eager": torch_peer(_torch_sweep, inputs=_grids, expected=_grid_sweep),
+    "torch_compile": torch_compile_peer(_torch_sweep, inputs=_grids, expected=_grid_sweep),
+    "cuda_naive": cupy_kernel_peer(
+        lambda ctx: f"#define real {_real(ctx)}\n" + HAND_CUDA, "jacobi", args=ARGS,
+        launch=lambda ctx: ((-(-ctx.sizes["n"] // 32), -(-ctx.sizes["n"] // 8)), (32, 8)),
+        inputs=_grids, expected=_grid_sweep),
+}
+
+# }}}
+
+
+def compulsory_bytes(point, sizes):
+    """A launch must read u and f and write u_new once: 3 elements per interior point, also for
+    k sweeps per launch (the traffic temporal blocking saves)."""
+    return 3 * np.dtype(DTYPES[point["dtype"]]).itemsize * sizes["n"] ** 2
+
+
+def flops(point, sizes):
+    """9 flops per interior point and sweep: 4 adds of neighbours, h²·f (mul, add), ω/4·(…)
+    (mul), (1−ω)·u (sub, mul), the final add."""
+    return 9 * sizes["n"] ** 2 * point["sweeps"]
+
+
 SPEC = BenchmarkSpec(
     name="jacobi",
     description=__doc__.strip().splitlines()[0],
@@ -395,11 +479,23 @@ SPEC = BenchmarkSpec(
     constraints=[_temporal_form, _cache_needs_padded_scalar, _fits_device],
     group="application",
     tolerance={"float32": 1e-5, "float64": 1e-12},
-    extra={"variants": VARIANTS, "grid": from_layout, "variant_name": variant_name, "reference_sweeps": reference,
-           "local_bytes": local_bytes, "tile": tile, "temporal_tile": temporal_tile,
-           "bytes_note": "effective bandwidth counts 3 elements per interior point: read u, "
-                         "read f, write u_new (12 B in float32, 24 B in float64), per sweep: k sweeps "
-                         "per launch count k × 12 B per point"},
+    hooks=ApplicationHooks(
+        variants=VARIANTS,
+        baseline="baseline",
+        variant_name=variant_name,
+        ping_pong=(("u_new", "u"),),
+        steps=lambda point: point["sweeps"],
+        flops=flops,
+        compulsory_bytes=compulsory_bytes,
+        peers=PEERS,
+        divergent={"boundary": ("branch",)},
+        title="ω-Jacobi space",
+        bytes_note="effective bandwidth counts 3 elements per interior point: read u, read f, "
+                   "write u_new (12 B in float32, 24 B in float64), per sweep: k sweeps per "
+                   "launch count k × 12 B per point"),
+    # for the tests: a point's tile, its local-memory footprint, the logical grid of a buffer
+    extra={"grid": from_layout, "local_bytes": local_bytes, "tile": tile,
+           "temporal_tile": temporal_tile},
 )
 
 # }}}

@@ -156,12 +156,12 @@ def analyze_alu_fetch(records: Sequence[Mapping[str, Any]], device: Mapping[str,
     fits: dict[str, Balance] = {}
     notes: list[str] = []
     ids: list[str] = []
-    for label, runs in groups.items():
-        ids += [r["variant_id"] for r in runs.values()]
-        if len(runs) < 3:
+    for label, by_ratio in groups.items():
+        ids += [r["variant_id"] for r in by_ratio.values()]
+        if len(by_ratio) < 3:
             notes.append(f"{label}: fewer than 3 ratios ran; no balance fitted")
             continue
-        value, fit, note = _balance_of(label, runs)
+        value, fit, note = _balance_of(label, by_ratio)
         fits[label] = fit
         if value is not None:
             balance[label] = value

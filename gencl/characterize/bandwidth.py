@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 
 from gencl.characterize._cycles import cycle_clock, ok_records
 from gencl.characterize._hardware import warp_width

@@ -7,7 +7,8 @@ group-barriers of the launch, on one compute unit:
 
     cost(w) = (t_tile − t_plain) × compute units / (groups × B)
 
-the seconds one compute unit loses per group and barrier, the unit of the model's ``barrier_group_s``
+the seconds one compute unit loses per group and barrier, the unit of the model's
+``barrier_group_s``
 (t_sync = barriers per group × groups × cost / compute units). On a GPU the cost is the
 global-memory latency of the load phase, exposed because no warp of the group can run ahead of
 the barrier, plus waiting for the slowest of the group's warps, which grows with w (H200 Jacobi:

@@ -234,7 +234,7 @@ def analyze_random_walk(records: Sequence[Mapping[str, Any]], device: Mapping[st
         lat, ci = walk_cpmr(largest, hz)
         if stair is not None and stair.sizes:
             lat, how = stair.memory_latency, "memory level of the eq. 6 fit"
-            ci = None
+            ci = None  # type: ignore[assignment]
         else:
             how = f"CPMR of the largest footprint, {_human(largest['point']['footprint'])}"
         chars.append(Characteristic(

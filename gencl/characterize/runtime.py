@@ -45,11 +45,12 @@ def analyze_transfers(records: Sequence[Mapping[str, Any]], device: Mapping[str,
         lines[direction] = [got.get(float(x)) for x in xs]
         value, ci = plateau(sizes, bws)
         name = _NAMES.get(direction, f"{direction}_bw_Bps")
+        timing = "host wall clock, map + memcpy + unmap" if direction.startswith("map") \
+            else "profiling events"
         chars.append(Characteristic(
             name, value, "B/s", ci,
             f"median bandwidth of transfers ≥ {PLATEAU_BYTES >> 20} MiB "
-            f"({'host wall clock, map + memcpy + unmap' if direction.startswith('map') else 'profiling events'}"
-            f"; pageable host memory)", tuple(r["variant_id"] for r in runs)))
+            f"({timing}; pageable host memory)", tuple(r["variant_id"] for r in runs)))
     series = {"transfer_bandwidth_vs_size": {
         "title": "Host↔device transfer bandwidth vs size", "x": xs, "y": lines,
         "xlabel": "transfer size (B)", "ylabel": "bandwidth (B/s)", "xscale": "log",

@@ -11,7 +11,8 @@ from pathlib import Path
 
 def _nvidia_sm_clock_mhz() -> float | None:
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits"],
+        out = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm",
+                              "--format=csv,noheader,nounits"],
                              capture_output=True, text=True, timeout=5).stdout
         return float(out.split()[0])
     except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):

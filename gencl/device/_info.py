@@ -93,7 +93,6 @@ def _type_name(bits: int) -> str:
 
 
 def _describe(index: int, platform: Any, dev: Any) -> DeviceInfo:
-    import pyopencl as cl
 
     exts = tuple(sorted(dev.extensions.split()))
     nv = "cl_nv_device_attribute_query" in exts

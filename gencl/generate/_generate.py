@@ -87,8 +87,8 @@ def lower(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:
         source=code.device_code(),
         kernel_name=knl.name,
         args=tuple(_arg_info(a) for a in knl.args if passed is None or a.name in passed),
-        global_size=tuple(str(g * l) for g, l in zip(gsize, lsize)),
-        local_size=tuple(str(l) for l in lsize),
+        global_size=tuple(str(g * size) for g, size in zip(gsize, lsize)),
+        local_size=tuple(str(size) for size in lsize),
         assumptions=str(knl.assumptions),
         codegen_s=time.perf_counter() - start,
     )
@@ -115,9 +115,7 @@ def generate(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:
     return variant
 
 
-def _generate_in_worker(args: tuple[str, dict[str, Any]]) -> Variant | GenerationFailure:
-    path, point = args
-    spec = load_spec(path, check_program=False)
+def _generate_one(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant | GenerationFailure:
     try:
         return generate(spec, point)
     except KnobError as exc:
@@ -125,21 +123,27 @@ def _generate_in_worker(args: tuple[str, dict[str, Any]]) -> Variant | Generatio
                                  variant_id(spec.name, spec.source_hash, point))
 
 
+def _generate_in_worker(args: tuple[str, dict[str, Any]]) -> Variant | GenerationFailure:
+    path, point = args
+    return _generate_one(load_spec(path, check_program=False), point)
+
+
 def generate_many(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], *,
                   workers: int | None = None) -> list[Variant | GenerationFailure]:
     """Generate many variants, cached ones first, the rest in parallel processes.
 
-    Order follows *points*. ``workers=1`` (or ``GENCL_WORKERS=1``) generates in-process.
+    Order follows *points*. ``workers=1`` (or ``GENCL_WORKERS=1``) generates in-process, and so
+    does a spec built in memory (no file a worker process could load it from).
     """
     points = list(points)
     results: list[Variant | GenerationFailure | None] = [
         load_cached(variant_id(spec.name, spec.source_hash, p)) for p in points]
     todo = [i for i, r in enumerate(results) if r is None]
     workers = workers or int(os.environ.get("GENCL_WORKERS", 0)) or os.cpu_count() or 1
-    workers = min(workers, len(todo))
+    workers = min(workers, len(todo)) if spec.path else 1
     if workers <= 1:
         for i in todo:
-            results[i] = _generate_in_worker((spec.path, points[i]))
+            results[i] = _generate_one(spec, points[i])
     elif todo:
         import multiprocessing
 

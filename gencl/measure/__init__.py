@@ -1,13 +1,19 @@
-"""Measure: build (cached) → verify once vs numpy → time with OpenCL events → Measurement."""
+"""Measure: build (cached) → verify vs numpy (outputs poisoned) → time with events → Measurement.
+
+One pipeline (``evaluate_variant``) serves ``gencl run``, ``space``, ``tune`` and ``verify``.
+"""
 
 from gencl.measure._build import Built, BuildFailure
 from gencl.measure._engine import Bound, Engine, OpenCLEngine, compare, poison
+from gencl.measure._inputs import FreshInputs, SharedInputs, TimingInputs
 from gencl.measure._measurement import STATUSES, Measurement
 from gencl.measure._run import (
-    SCHEMA_VERSION, ResultsFile, measure_variant, results_header, run_points, verify_variant)
+    SCHEMA_VERSION, Evaluation, ResultsFile, check_launches, evaluate_variant, measure_variant,
+    reference_after, results_header, run_points, verify_variant)
 from gencl.measure._stats import SampleStats, launches_per_sample, summarize
 
-__all__ = ["SCHEMA_VERSION", "STATUSES", "Bound", "BuildFailure", "Built", "Engine", "Measurement",
-           "OpenCLEngine", "ResultsFile", "SampleStats", "compare", "launches_per_sample",
-           "measure_variant", "poison", "results_header", "run_points", "summarize",
-           "verify_variant"]
+__all__ = ["SCHEMA_VERSION", "STATUSES", "Bound", "BuildFailure", "Built", "Engine", "Evaluation",
+           "FreshInputs", "Measurement", "OpenCLEngine", "ResultsFile", "SampleStats",
+           "SharedInputs", "TimingInputs", "check_launches", "compare", "evaluate_variant",
+           "launches_per_sample", "measure_variant", "poison", "reference_after",
+           "results_header", "run_points", "summarize", "verify_variant"]

@@ -20,7 +20,6 @@ from gencl.device import ClockMonitor, DeviceInfo, select_device
 from gencl.generate import Variant
 from gencl.generate.knobs import PAD_ARG
 from gencl.measure._build import Built, BuildFailure, build_program
-from gencl.measure._measurement import Measurement
 from gencl.measure._stats import launches_per_sample, summarize
 
 
@@ -308,7 +307,7 @@ class OpenCLEngine(Engine):
             launches = launches_per_sample(probe, min_sample_s=min_sample)
             best: list[float] | None = None
             attempt = 0
-            for attempt in range(1, self.max_attempts + 1):
+            for attempt in range(1, self.max_attempts + 1):  # noqa: B007 -- read after the loop
                 samples = [self._sample(built, bound, launches) for _ in range(repeats)]
                 if best is None or summarize(samples).relative_spread < \
                         summarize(best).relative_spread:

@@ -1,11 +1,16 @@
-"""Measure a spec's points: generate → build → verify → time, one Measurement each, never aborting."""
+"""The one measure pipeline (run, space, tune, verify): generate → build → verify → time.
+
+One Measurement per point, never aborting; what differs between the commands is a parameter
+(correctness-only, shared timing buffers, check sizes and launches), not a copy of the loop.
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,12 +18,17 @@ import numpy as np
 
 from gencl._version import __version__
 from gencl.generate import GenerationFailure, Variant, generate_many
-from gencl.measure._build import BuildFailure
+from gencl.measure._build import Built, BuildFailure
 from gencl.measure._engine import OpenCLEngine, Timeout, check_assumptions, compare
+from gencl.measure._inputs import FreshInputs, TimingInputs
 from gencl.measure._measurement import Measurement, device_error_status
 from gencl.spec import BenchmarkSpec
 
 SCHEMA_VERSION = "1.0"
+
+
+#: launches a kernel with ping-pong buffers runs (output → input) before its answer is checked
+PING_PONG_LAUNCHES = 3
 
 
 def _failed(variant_id: str, spec: BenchmarkSpec, point: Mapping, sizes: Mapping, status: str,
@@ -30,83 +40,169 @@ def tolerance(spec: BenchmarkSpec, dtype: np.dtype) -> float:
     return float(spec.tolerance.get(np.dtype(dtype).name, 0.0))
 
 
+def check_launches(spec: BenchmarkSpec) -> int:
+    """Launches the correctness check runs: several when outputs feed inputs (a time step)."""
+    return PING_PONG_LAUNCHES if spec.hooks.ping_pong else 1
+
+
+def reference_after(spec: BenchmarkSpec, values: Mapping[str, Any], point: Mapping[str, Any],
+                    sizes: Mapping[str, int], launches: int = 1) -> dict[str, Any]:
+    """The numpy reference of *launches* launches: each ping-pong pair's output becomes the next
+    launch's input, and the input's old content the output buffer's (as the swap on the device)."""
+    current = dict(values)
+    expected = spec.reference(current, point, sizes)
+    for _ in range(launches - 1):
+        for out, inp in spec.hooks.ping_pong:
+            current[out], current[inp] = current.get(inp), expected[out]
+        expected = spec.reference(current, point, sizes)
+    return expected
+
+
+def _launch_ping_pong(engine: OpenCLEngine, built: Any, bound: Any, launches: int,
+                      pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """Launch *launches* times, swapping each pair's buffers after every launch; return the
+    buffer holding each paired output's last result."""
+    import pyopencl as cl
+
+    names = [a.name for a in built.variant.args]
+    args = list(bound.arg_sets[0])
+    slots = [(names.index(out), names.index(inp)) for out, inp in pairs]
+    for _ in range(launches):
+        built.kernel.set_args(*args)
+        cl.enqueue_nd_range_kernel(engine.queue, built.kernel, bound.global_size,
+                                   bound.local_size)
+        for o, i in slots:
+            args[o], args[i] = args[i], args[o]
+    engine.queue.finish()
+    # after the last swap the buffer written last sits in the input's slot
+    return {out: args[i] for (out, _), (_, i) in zip(pairs, slots)}
+
+
 def verify_variant(engine: OpenCLEngine, spec: BenchmarkSpec, built: Any,
-                   sizes: Mapping[str, int], values: Mapping[str, Any]) -> float:
-    """Run once on *values* with outputs poisoned; return the scaled max error (≤ 1 passes)."""
+                   sizes: Mapping[str, int], values: Mapping[str, Any], *,
+                   launches: int = 1) -> float:
+    """Run on *values* with outputs poisoned (over *launches* ping-pong launches when the spec
+    declares pairs); return the scaled max error against numpy (≤ 1 passes)."""
+    pairs = spec.hooks.ping_pong if launches > 1 else ()
     bound = engine.bind(built, sizes, values)
     try:
-        engine.run_once(built, bound)
+        if pairs:
+            bound.outputs.update(_launch_ping_pong(engine, built, bound, launches, pairs))
+        else:
+            engine.run_once(built, bound)
         got = engine.read_outputs(bound)
     finally:
         bound.release()
-    expected = spec.reference(values, built.variant.point, sizes)
+    expected = reference_after(spec, values, built.variant.point, sizes, launches if pairs else 1)
+    scale = launches if pairs else 1  # rounding differences grow with the steps
     worst = 0.0
     for name, exp in expected.items():
         exp = np.asarray(exp)
+        if name not in got:
+            return float("inf")
         out = got[name]
         if out.size != exp.size:
             return float("inf")
-        error = compare(out.reshape(exp.shape), exp, tolerance(spec, exp.dtype) or 0.0)
+        error = compare(out.reshape(exp.shape), exp, tolerance(spec, exp.dtype) * scale)
         worst = error if not error <= worst else worst  # a NaN error must win, not vanish
     return worst
 
 
-def measure_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant,
-                    sizes: Mapping[str, int], *, seed: int = 0, verify: bool = True,
-                    min_time_s: float | None = None) -> Measurement:
-    """Build, verify once against numpy, and time one variant; failures become statuses."""
+@dataclass
+class Evaluation:
+    """One variant through the pipeline: its Measurement, and the build when there was one."""
+
+    measurement: Measurement
+    built: Built | None = None
+
+
+def evaluate_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant,
+                     sizes: Mapping[str, int], *, seed: int = 0, verify: bool = True,
+                     verify_sizes: Mapping[str, int] | None = None,
+                     launches: int | None = None, timing: TimingInputs | None = None,
+                     time: bool = True, min_time_s: float | None = None) -> Evaluation:
+    """The one measure pipeline: assumptions → build → resources → verify vs numpy → time.
+
+    Every failure becomes a status with its reason; nothing raises for a variant's fault.
+
+    Args:
+        sizes: the timing sizes.
+        verify_sizes: the correctness sizes (default: the spec's ``verify_sizes``, else *sizes*).
+        launches: launches of the correctness check (default ``check_launches(spec)``).
+        timing: where the timing data comes from (default ``FreshInputs``: per variant, rotated
+            when the spec asks); ``SharedInputs`` shares buffers across a space.
+        time: False for a correctness check only (``gencl verify``): an ok Measurement without
+            samples.
+    """
     point, sizes = variant.point, dict(sizes)
-    base = dict(source_hash=variant.source_hash)
-    reason = check_assumptions(variant, sizes)
-    if reason:
-        return _failed(variant.id, spec, point, sizes, "invalid_size", reason, **base)
+    base: dict[str, Any] = {"source_hash": variant.source_hash}
+    if verify_sizes is None and spec.verify_sizes is not None:
+        verify_sizes = spec.verify_sizes(point, engine.info)
+    vsizes = dict(verify_sizes) if verify_sizes is not None else sizes
+    launches = check_launches(spec) if launches is None else launches
+    timing = timing or FreshInputs(spec, seed=seed)
+
+    def failed(status: str, reason: str, **extra: Any) -> Evaluation:
+        return Evaluation(_failed(variant.id, spec, point, sizes, status, reason, **base,
+                                  **extra), built)
+
+    built = None
+    for size_set in ((sizes, vsizes) if time else (vsizes,)):
+        reason = check_assumptions(variant, size_set)
+        if reason:
+            return failed("invalid_size", reason)
     try:
         built = engine.build(variant)
     except BuildFailure as exc:
-        return _failed(variant.id, spec, point, sizes, exc.status, exc.reason, build_log=exc.log,
-                       **base)
+        return failed(exc.status, exc.reason, build_log=exc.log)
     base.update(binary_hash=built.binary_hash, build_log=built.build_log[-4000:])
     rng = np.random.default_rng(seed)
-    values = spec.inputs(point, sizes, rng)
+    max_error, values = None, None
     try:
-        bound_check = engine.bind(built, sizes, values)
-        problem = engine.check_resources(built, bound_check)
-        bound_check.release()
+        check_values = spec.inputs(point, vsizes, rng)
+        check = engine.bind(built, vsizes, check_values)
+        problem = engine.check_resources(built, check)
+        check.release()
         if problem:
-            return _failed(variant.id, spec, point, sizes, "out_of_resources", problem, **base)
-        max_error = None
+            return failed("out_of_resources", problem)
         if verify:
-            vsizes = spec.verify_sizes(point, engine.info) if spec.verify_sizes else sizes
-            vvalues = spec.inputs(point, vsizes, rng) if spec.verify_sizes else values
-            reason = check_assumptions(variant, vsizes)
-            if reason:
-                return _failed(variant.id, spec, point, sizes, "invalid_size", reason, **base)
-            max_error = verify_variant(engine, spec, built, vsizes, vvalues)
+            max_error = verify_variant(engine, spec, built, vsizes, check_values,
+                                       launches=launches)
             if not max_error <= 1.0:
-                return _failed(variant.id, spec, point, sizes, "wrong_answer",
-                               f"max scaled error {max_error:.3g} > 1 (tolerance "
-                               f"{dict(spec.tolerance)})", max_error=max_error, **base)
-        input_bytes = sum(np.asarray(v).nbytes for v in values.values() if not np.isscalar(v))
-        copies = engine.rotation_copies(input_bytes) if spec.rotate_buffers else 1
-        bound = engine.bind(built, sizes, values, copies=copies)
+                return failed("wrong_answer", f"max scaled error {max_error:.3g} > 1 after "
+                              f"{launches} launch{'es' if launches > 1 else ''} at {vsizes} "
+                              f"(tolerance {dict(spec.tolerance)})", max_error=max_error)
+        if not time:
+            return Evaluation(Measurement(variant.id, spec.name, dict(point), sizes, "ok",
+                                          max_error=max_error, **base), built)
+        if vsizes == sizes and isinstance(timing, FreshInputs):
+            values = check_values
+        bound = timing.bind(engine, built, sizes, values)
         try:
-            timing = engine.time(built, bound, min_time_s=min_time_s)
+            timed = engine.time(built, bound, min_time_s=min_time_s)
         finally:
-            bound.release()
+            timing.done(bound)
     except Timeout as exc:
         engine.reset()
-        return _failed(variant.id, spec, point, sizes, "timeout", str(exc), **base)
+        return failed("timeout", str(exc))
     except Exception as exc:  # noqa: BLE001 -- a device error on one variant must not end the run
         status = device_error_status(exc)
         engine.reset()
-        return _failed(variant.id, spec, point, sizes, status,
-                       f"{type(exc).__name__}: {str(exc).strip()[:300]}", **base)
-    samples = timing.pop("samples_s")
+        return failed(status, f"{type(exc).__name__}: {str(exc).strip()[:300]}")
+    samples = timed.pop("samples_s")
     work = {name: float(f(point, sizes)) for name, f in spec.metrics.items()}
-    return Measurement.timed(
+    m = Measurement.timed(
         variant.id, spec.name, dict(point), sizes, samples, work=work, max_error=max_error,
-        extra={"rotation_copies": copies, "build_s": built.build_s,
-               "codegen_s": variant.codegen_s}, **timing, **base)
+        extra={"rotation_copies": timing.rotation_copies(), "build_s": built.build_s,
+               "codegen_s": variant.codegen_s, "verify_launches": launches,
+               "verify_sizes": vsizes}, **timed, **base)
+    return Evaluation(m, built)
+
+
+def measure_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant,
+                    sizes: Mapping[str, int], **options: Any) -> Measurement:
+    """Build, verify against numpy, and time one variant (``evaluate_variant``'s Measurement)."""
+    return evaluate_variant(engine, spec, variant, sizes, **options).measurement
 
 
 class ResultsFile:
@@ -162,13 +258,13 @@ def run_points(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], engine: Op
     """Measure every point in order; each result goes to *sink* as soon as it exists."""
     points = list(points)
     if spec.runner is not None:  # a benchmark of the runtime: the spec measures itself
-        out = list(spec.runner(engine, spec, points, quick))
-        for m in out:
+        mine = list(spec.runner(engine, spec, points, quick))
+        for m in mine:
             if sink:
                 sink.add(m)
             if on_result:
                 on_result(m)
-        return out
+        return mine
     variants = generate_many(spec, points)
     done = sink.done_ids if sink else set()
     out: list[Measurement] = []

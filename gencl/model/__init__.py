@@ -10,8 +10,9 @@ from gencl.model._predict import Criterion, Prediction, access_efficiency, predi
 from gencl.model._stats import Access, KernelStats, compute_stats, variant_stats
 
 __all__ = ["Access", "Accuracy", "Criterion", "KernelStats", "ModelParams", "Prediction",
-           "access_efficiency", "accuracy", "cache_accuracy", "calibrated_accuracy", "compute_stats",
+           "access_efficiency", "accuracy", "cache_accuracy", "calibrated_accuracy",
+           "compute_stats",
            "corrected_log_times", "encode_points", "explain",
            "load_device_profile", "load_params", "load_results", "nominal_inputs",
-           "params_from", "params_from_profile", "results_root", "TERM_SOURCES", "point_key", "predict",
-           "predict_points", "variant_stats"]
+           "params_from", "params_from_profile", "point_key", "predict", "predict_points",
+           "results_root", "variant_stats", "TERM_SOURCES"]

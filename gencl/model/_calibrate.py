@@ -34,8 +34,9 @@ def one_hot(codes: np.ndarray) -> np.ndarray:
     return np.concatenate(cols, axis=1).astype(float) if cols else np.zeros((len(codes), 0))
 
 
-def corrected_log_times(codes: np.ndarray, log_pred: np.ndarray, rows: Sequence[int],
-                        log_measured: Sequence[float], *, ridge: float = 1.0,
+def corrected_log_times(codes: np.ndarray, log_pred: np.ndarray,
+                        rows: Sequence[int] | np.ndarray,
+                        log_measured: Sequence[float] | np.ndarray, *, ridge: float = 1.0,
                         optimism: float = 0.0, bias_prior: float = 3.0) -> np.ndarray:
     """log(predicted time) of every point corrected by the residuals of the measured *rows*.
 
@@ -45,11 +46,11 @@ def corrected_log_times(codes: np.ndarray, log_pred: np.ndarray, rows: Sequence[
     look better, so a search looks at them)."""
     if len(rows) == 0:
         return log_pred.copy()
-    rows = np.asarray(rows)
-    resid = np.asarray(log_measured, float) - log_pred[rows]
+    index = np.asarray(rows)
+    resid = np.asarray(log_measured, float) - log_pred[index]
     bias = float(resid.sum()) / (len(resid) + bias_prior)
     features = one_hot(codes)
-    known = features[rows]
+    known = features[index]
     precision = known.T @ known + ridge * np.eye(features.shape[1])
     effects = np.linalg.solve(precision, known.T @ (resid - bias))
     estimate = bias + features @ effects

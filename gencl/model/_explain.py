@@ -28,11 +28,13 @@ def explain(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int],
     return stats, predict(stats, params)
 
 
-def _stats_in_worker(args: tuple[str, dict[str, Any], dict[str, int], int]) -> Any:
+def _stats_in_worker(args: tuple[Any, dict[str, Any], dict[str, int], int]) -> Any:
+    """Statistics of one point; *args* name the spec by path (a worker process) or hold it."""
     from gencl.spec import load_spec
 
-    path, point, sizes, sg = args
-    spec = load_spec(path, check_program=False)
+    spec, point, sizes, sg = args
+    if isinstance(spec, str):
+        spec = load_spec(spec, check_program=False)
     try:
         return variant_stats(spec, point, sizes, subgroup_size=sg)
     except Exception as exc:  # noqa: BLE001 -- a knob that does not apply: no prediction
@@ -43,9 +45,10 @@ def predict_points(spec: Any, points: Sequence[Mapping[str, Any]],
                    sizes: Sequence[Mapping[str, int]], params: ModelParams, *,
                    workers: int | None = None) -> list[Prediction | None]:
     """Predictions for many points (None where loopy cannot count a point), stats in parallel."""
-    jobs = [(spec.path, dict(p), dict(s), params.subgroup_size) for p, s in zip(points, sizes)]
+    jobs = [(spec.path or spec, dict(p), dict(s), params.subgroup_size)
+            for p, s in zip(points, sizes)]
     workers = workers or int(os.environ.get("GENCL_WORKERS", 0)) or os.cpu_count() or 1
-    if workers <= 1 or len(jobs) < 8:
+    if workers <= 1 or len(jobs) < 8 or not spec.path:  # an in-memory spec: in this process
         stats = [_stats_in_worker(j) for j in jobs]
     else:
         import multiprocessing

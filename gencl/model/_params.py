@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gencl.characterize._hardware import warp_width
-from gencl.errors import GenclError
 
 if TYPE_CHECKING:
     from gencl.profile import DeviceProfile
@@ -87,7 +86,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         value = summary.get(key)
         ok = isinstance(value, int | float) and not isinstance(value, bool)
         sources[key] = "measured" if ok else "nominal"
-        return float(value) if ok else nominal
+        return float(value) if ok else nominal  # type: ignore[arg-type]
 
     # nominal: a GPU lane does one madd per cycle, a CPU core 2×8-wide fma per cycle
     lanes = cus * (128 if is_gpu else 16)

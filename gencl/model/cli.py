@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from gencl.cli import command, parse_knobs, parse_sizes
+from gencl._commands import command, parse_knobs, parse_sizes
 
 
 def _cfg_explain(p: argparse.ArgumentParser) -> None:
@@ -14,9 +14,9 @@ def _cfg_explain(p: argparse.ArgumentParser) -> None:
     p.add_argument("--size", action="append", metavar="NAME=INT", help="override a problem size")
     p.add_argument("--quick", action="store_true", help="small sizes")
     p.add_argument("--device", help="device index or name substring (its profile is used)")
-    p.add_argument("--profile", help="profile.json (or its folder) to price the variant with; "
-                   "without --device, a what-if for the profile's device, which need not be "
-                   "present (default: the committed profile of the device's slug)")
+    p.add_argument("--profile", help="profile.json (or its folder) to price the variant "
+                   "with; without --device, a what-if for the profiled device, which need "
+                   "not be present (default: the committed profile of the device's slug)")
     p.add_argument("--accuracy", metavar="CACHE",
                    help="results file of a measured space: report Spearman ρ and ±15 %% share")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -25,44 +25,27 @@ def _cfg_explain(p: argparse.ArgumentParser) -> None:
 @command("explain", _cfg_explain)
 def cmd_explain(args: argparse.Namespace) -> int:
     """Predict a variant's time from loopy statistics and the device profile."""
-    from gencl.model import (
-        cache_accuracy, explain, load_params, load_results, nominal_inputs)
-    from gencl.spec import check_point, load_spec
+    from gencl import api
+    from gencl.model import nominal_inputs
 
-    spec = load_spec(args.spec)
     if args.accuracy:
-        data = load_results(args.accuracy)
-        params = load_params(data.get("device", {}), profile=args.profile)
-        acc, _ = cache_accuracy(spec, data["results"], params)
+        acc, params = api.model_accuracy(args.spec, args.accuracy, profile=args.profile)
         print(json.dumps({**acc.to_json(), "params": params.sources}, indent=1) if args.json else
-              f"{spec.name} on {params.device}: {acc.n} variants, Spearman ρ = "
+              f"{args.spec} on {params.device}: {acc.n} variants, Spearman ρ = "
               f"{acc.spearman:.3f}, within ±15 %: {acc.within_15pct:.0%}, median "
               f"predicted/measured {acc.median_ratio:.2f}")
         return 0
-    info, params = _device_and_params(args)
-    point = check_point(spec, parse_knobs(args.knob))
-    sizes = {**spec.sizes(point, info, args.quick), **parse_sizes(args.size)}
-    stats, pred = explain(spec, point, sizes, params)
+    e = api.explain(args.spec, knobs=parse_knobs(args.knob), sizes=parse_sizes(args.size),
+                    quick=args.quick, device=args.device, profile=args.profile)
     if args.json:
-        print(json.dumps({"point": point, "sizes": sizes, "stats": stats.to_json(),
-                          "prediction": pred.to_json(), "params": params.to_json(),
-                          "nominal_bottleneck_inputs": nominal_inputs(pred.bottleneck, params)},
+        print(json.dumps({"point": e.point, "sizes": e.sizes, "stats": e.stats.to_json(),
+                          "prediction": e.prediction.to_json(), "params": e.params.to_json(),
+                          "nominal_bottleneck_inputs": nominal_inputs(e.prediction.bottleneck,
+                                                                      e.params)},
                          indent=1, default=str))
         return 0
     from gencl.model._report import print_explanation
 
-    print_explanation(spec.name, point, sizes, stats, pred, params)
+    print_explanation(api.load(args.spec).name, e.point, e.sizes, e.stats, e.prediction,
+                      e.params)
     return 0
-
-
-def _device_and_params(args: argparse.Namespace):
-    """The device priced and its params: ``--profile`` alone is a what-if for the profiled
-    device (no OpenCL device needed); otherwise the selected device with its profile."""
-    from gencl.device import select_device
-    from gencl.model import load_device_profile, load_params, params_from_profile
-
-    if args.profile and args.device is None:
-        profile = load_device_profile(args.profile)
-        return profile.device, params_from_profile(profile)
-    _, info = select_device(args.device)
-    return info, load_params(info.to_json(), profile=args.profile)

@@ -15,3 +15,7 @@ __all__ = ["MEASURED_KEYS", "PROFILE_FILE", "REPORT_FILE", "SCHEMA_VERSION", "SU
            "SUMMARY_FILE", "SUMMARY_KEYS", "BenchmarkResult", "ComparisonRow", "DeviceProfile",
            "ProfileCharacteristic", "SuiteEntry", "compare_profiles", "discover_suite",
            "load_profile", "render_report", "run_profile", "save_profile", "validate"]
+
+from gencl._callable import make_callable  # noqa: E402
+
+make_callable(__name__, "profile")  # gencl.profile(...) is gencl.api.profile(...)

@@ -34,6 +34,7 @@ def compare_profiles(a: DeviceProfile, b: DeviceProfile) -> list[ComparisonRow]:
                           b.device_json.get("compute_units"))]
     for name in names:
         x, y = ca.get(name), cb.get(name)
-        unit = (x or y).unit if (x or y) else MEASURED_KEYS.get(name, "")
+        either = x or y
+        unit = either.unit if either else MEASURED_KEYS.get(name, "")
         rows.append(ComparisonRow(name, unit, x.value if x else None, y.value if y else None))
     return rows

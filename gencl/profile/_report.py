@@ -40,9 +40,9 @@ def fmt(value: Any, unit: str = "", *, with_unit: bool = True) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
     if unit == "B":
-        for scale, name in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
-            if abs(value) >= scale:
-                return f"{value / scale:.3g}" + (f" {name}" if with_unit else "")
+        for size, name in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+            if abs(value) >= size:
+                return f"{value / size:.3g}" + (f" {name}" if with_unit else "")
         return f"{value:.0f}" + (" B" if with_unit else "")
     scale, label = _SCALES.get(unit, (1.0, unit))
     text = f"{value / scale:.4g}"
@@ -113,7 +113,7 @@ def _per_ilp_perf(profile: DeviceProfile, itype: str, peak_key: str,
     """Best op/s at each ILP level (Table III's a/b/c), else the peak alone."""
     curves = _occupancy_series(profile).get("curves", {})
     best = []
-    for label, c in sorted(curves.items(), key=lambda kv: int(kv[1].get("ilp", 0) or 0)):
+    for _, c in sorted(curves.items(), key=lambda kv: int(kv[1].get("ilp", 0) or 0)):
         if c.get("itype") == itype and c.get("ops_per_s"):
             best.append(max(v for v in c["ops_per_s"] if v is not None))
     if peak_key not in chars:
@@ -209,7 +209,7 @@ def table_iii(profile: DeviceProfile) -> list[str]:
 def _summary_table(profile: DeviceProfile) -> list[str]:
     chars = profile.characteristics
     rows = []
-    for key, unit in MEASURED_KEYS.items():
+    for key in MEASURED_KEYS:
         c = chars.get(key)
         if c is None:
             rows.append([f"`{key}`", "–", "", "", "not measured"])

@@ -242,7 +242,7 @@ def _run_one(entry: SuiteEntry, engine: Any, raw: Path, old: BenchmarkResult | N
     spec = entry.spec
     reuse = (old is not None and old.measured and old.spec_source_hash == spec.source_hash)
     error, clock_seen = "", None
-    if reuse:
+    if reuse and old is not None:
         records = [dict(r) for r in old.measurements]
         say(f"{spec.name}: measured earlier, analysing again")
     else:
@@ -258,7 +258,10 @@ def _run_one(entry: SuiteEntry, engine: Any, raw: Path, old: BenchmarkResult | N
             bar.remove_task(task)
     clock_hz = _clock_of(records, clock_seen)
     if error:
-        status, reason, chars, series, notes = "error", error, [], {}, []
+        status, reason = "error", error
+        chars: list[Any] = []
+        series: dict[str, Any] = {}
+        notes: list[str] = []
     else:
         status, reason, chars, series, notes = analyse(
             spec.name, spec.analysis, records, engine.info.to_json(), clock_hz)

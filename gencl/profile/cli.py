@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gencl.cli import command
+from gencl._commands import command
 
 
 def _cfg_profile(p: argparse.ArgumentParser) -> None:
@@ -39,7 +39,8 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
 
 def _cfg_report(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dirs", nargs="+", metavar="DIR", help="profile folder (or profile.json)")
+    p.add_argument("dirs", nargs="+", metavar="DIR",
+                   help="profile folder (or profile.json), or a space folder (space.json)")
     p.add_argument("--compare", action="store_true", help="two profiles side by side (A B)")
 
 
@@ -55,7 +56,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         a, b = (load_profile(d) for d in args.dirs)
         _print_comparison(a, b, compare_profiles(a, b))
         return 0
+    from pathlib import Path
+
     for folder in args.dirs:
+        if (Path(folder) / "space.json").is_file():  # a tuning kernel's space (gencl space)
+            from gencl import api
+
+            print(f"report: {api.report(folder).out / 'report.md'}")
+            continue
         profile = load_profile(folder)
         print(f"report: {render_report(profile)}")
     return 0

@@ -1,246 +1,305 @@
-"""The space cache → seed 003 Table 2 (markdown), the variants-vs-roofline plot, summary.json."""
+"""The space cache → summary.json, report.md (seed 003's Table 2, for any kernel) and a plot.
+
+Everything kernel-specific comes from the spec's hooks (``gencl.spec.ApplicationHooks``): the
+named variants and baseline, the time steps per launch, flops and compulsory bytes; without them
+the report ranks the best points and states what it cannot say.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-#: flops per interior point of the sweep: 4 adds of neighbours, h²·f (mul, add), ω/4·(…) (mul),
-#: (1−ω)·u (sub, mul), final add — the arithmetic intensity of the roofline plot
-FLOPS_PER_POINT = 9
+from gencl.spec import (
+    baseline_variant, compulsory_bytes, flops_per_launch, matches, steps_per_launch,
+    variant_name)
+
+Record = Mapping[str, Any]
+#: rows of the table of fastest points when the spec names no variants
+TOP = 10
 
 
-def per_sweep(r: Mapping[str, Any]) -> float:
-    """Time per sweep: a temporal-blocking launch runs k = ``sweeps`` sweeps."""
-    return r["median_s"] / r["point"].get("sweeps", 1)
+class _View:
+    """The records of one run (its slice and sizes) and the figures every section reads."""
+
+    def __init__(self, spec: Any, results: Sequence[Record], fixed: Mapping[str, Any],
+                 sizes_of: Callable[[dict[str, Any]], Mapping[str, int]]) -> None:
+        self.spec, self.fixed = spec, dict(fixed)
+        self.mine = [r for r in results if matches(r["point"], fixed)
+                     and dict(r["sizes"]) == dict(sizes_of(dict(r["point"])))]
+        self.ok = [r for r in self.mine if r["status"] == "ok" and r.get("median_s")]
+        self.baseline_name, self.baseline_partial = baseline_variant(spec, fixed)
+        self.best = self.best_of()
+        self.baseline = self.best_of(self.baseline_partial)
+
+    def per_step(self, r: Record) -> float:
+        return float(r["median_s"]) / steps_per_launch(self.spec, r["point"])
+
+    def best_of(self, partial: Mapping[str, Any] | None = None) -> Record | None:
+        chosen = [r for r in self.ok if partial is None or matches(r["point"], partial)]
+        return min(chosen, key=self.per_step) if chosen else None
+
+    def compulsory(self, r: Record) -> float:
+        """Compulsory bytes per time step of *r*'s launch."""
+        return compulsory_bytes(self.spec, r["point"], r["sizes"]) / \
+            steps_per_launch(self.spec, r["point"])
+
+    def gbs(self, r: Record | None) -> str:
+        return f"{self.compulsory(r) / self.per_step(r) / 1e9:.1f}" if r else "–"
+
+    def us(self, r: Record | None) -> str:
+        if not r:
+            return "–"
+        k = steps_per_launch(self.spec, r["point"])
+        return f"{r['median_s'] / k * 1e6:.1f} ± {(r.get('ci95_s') or 0) / k * 1e6:.1f}"
+
+    def gain(self, r: Record | None) -> str:
+        if not (r and self.baseline):
+            return "–"
+        return f"{(self.per_step(self.baseline) / self.per_step(r) - 1) * 100:+.0f} %"
+
+    def contributions(self) -> dict[str, float]:
+        """Each axis where the best point differs from the baseline, alone on the baseline:
+        improvement in % of the best point set that has it (seed 003's 'contrib.')."""
+        if not (self.best and self.baseline):
+            return {}
+        t_base = self.per_step(self.baseline)
+        base = self.baseline["point"]
+        out = {}
+        for axis, value in self.best["point"].items():
+            if matches({axis: base.get(axis)}, {axis: value}):
+                continue
+            r = self.best_of({**self.baseline_partial, axis: value})
+            if r:
+                out[f"{axis}={_text(value)}"] = (t_base / self.per_step(r) - 1) * 100
+        return out
 
 
-def _best(results: Sequence[Mapping[str, Any]], **fixed: Any) -> Mapping[str, Any] | None:
-    ok = [r for r in results if r["status"] == "ok" and
-          all(r["point"].get(k, 1 if k == "sweeps" else None) == v for k, v in fixed.items())]
-    return min(ok, key=per_sweep) if ok else None
+def _speedup(peer_s: float, ours_s: float) -> str:
+    """'1.35× faster' or '0.80× (slower)': the peer's time over ours."""
+    ratio = peer_s / ours_s
+    return f"{ratio:.2f}× faster" if ratio >= 1 else f"{ratio:.2f}× (slower)"
 
 
-def _best_temporal(results: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
-    """The fastest variant per sweep among those running k > 1 sweeps per launch."""
-    ok = [r for r in results if r["status"] == "ok" and r["point"].get("sweeps", 1) > 1]
-    return min(ok, key=per_sweep) if ok else None
+def _size(nbytes: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes:.0f} B"
 
 
-def _components(spec: Any, point: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each single optimization in *point*, as the point set that has it alone (over baseline).
+def _text(value: Any) -> str:
+    return "x".join(map(str, value)) if isinstance(value, tuple | list) else str(value)
 
-    Local caching exists only in the padded form, so its version 'alone' is BE_mc*.
+
+def summarize_space(spec: Any, results: Sequence[Record], *, device: str,
+                    fixed: Mapping[str, Any], sizes_of: Callable[[dict[str, Any]], Any],
+                    space_size: int, copy_bw: float | None, peers: Mapping[str, float],
+                    peers_skipped: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """summary.json: the best variant, the baseline, the roofline and the peers of one run.
+
+    Times are per time step (launch time / ``steps``; per launch for one-step kernels).
+    ``roofline_s`` is the best variant's compulsory bytes per step at the copy bandwidth measured
+    in the same run: the time no implementation of that computation can beat.
     """
-    variants = spec.extra["variants"]
-    out: dict[str, dict[str, Any]] = {}
-    base = {**variants["baseline"], "block_x": 1, "block_y": 1}
-    if point["vector_width"] > 1:
-        out[f"vec{point['vector_width']}"] = {**base, "vector_width": point["vector_width"]}
-    if point["boundary"] == "padded":
-        out["BE"] = {**base, "boundary": "padded"}
-    if point["local"] != "none":
-        name = "BE_" + {"static": "mcStat", "dynamic": "mcDyn"}[point["local"]]
-        out[name] = {**base, **variants[name]}
-    if (point["block_x"], point["block_y"]) != (1, 1):
-        out[f"block{point['block_x']}x{point['block_y']}"] = {
-            **base, "block_x": point["block_x"], "block_y": point["block_y"]}
-    return out
-
-
-def summarize_space(spec: Any, results: Sequence[Mapping[str, Any]], *, device: str, n: int,
-                    dtype: str, space_size: int, copy_bw: float | None,
-                    peers: Mapping[str, float]) -> dict[str, Any]:
-    """summary.json: exactly the keys issue 6 asks for."""
-    mine = [r for r in results if r["point"].get("dtype") == dtype and r["sizes"].get("n") == n]
-    best = _best(mine, sweeps=1)
-    base = _best(mine, **spec.extra["variants"]["baseline"], block_x=1, block_y=1)
-    temporal = _best_temporal(mine)
+    view = _View(spec, results, fixed, sizes_of)
+    best, base = view.best, view.baseline
+    bytes_ = view.compulsory(best) if best else None
     return {
-        "device": device, "n": n, "dtype": dtype, "space_size": space_size,
-        "measured": len(mine),
-        "best_time_s": best["median_s"] if best else None,
-        "best_knobs": best["point"] if best else None,
-        "baseline_time_s": base["median_s"] if base else None,
+        "spec": spec.name, "device": device, "fixed": dict(fixed),
+        "sizes": dict(best["sizes"]) if best else None,
+        "space_size": space_size, "measured": len(view.mine),
+        "best_time_s": view.per_step(best) if best else None,
+        "best_knobs": dict(best["point"]) if best else None,
+        "best_variant": variant_name(spec, best["point"]) if best else None,
+        "baseline": view.baseline_name,
+        "baseline_time_s": view.per_step(base) if base else None,
+        "compulsory_bytes": bytes_,
         "copy_bw_Bps": copy_bw,
+        "roofline_s": bytes_ / copy_bw if bytes_ and copy_bw else None,
         "peers": dict(peers),
-        # best launch time / k among k > 1 sweeps per launch; best_time_s is one sweep per launch
-        "temporal_best_time_per_sweep_s": per_sweep(temporal) if temporal else None,
+        "peers_skipped": dict(peers_skipped or {}),
     }
 
 
-def _gbs(r: Mapping[str, Any] | None) -> str:
-    return f"{r['metrics']['bytes'] / 1e9:.1f}" if r else "–"
-
-
-def _us(r: Mapping[str, Any] | None) -> str:
-    if not r:
-        return "–"
-    k = r["point"].get("sweeps", 1)
-    return f"{r['median_s'] / k * 1e6:.1f} ± {r['ci95_s'] / k * 1e6:.1f}"
-
-
-def _pct(t_base: float | None, r: Mapping[str, Any] | None) -> str:
-    return f"{(t_base / per_sweep(r) - 1) * 100:+.0f} %" if r and t_base else "–"
-
-
-def report_markdown(spec: Any, results: Sequence[Mapping[str, Any]], summary: Mapping[str, Any],
-                    header: Mapping[str, Any], *, sampled: bool, skipped_peers: Mapping[str, str],
+def report_markdown(spec: Any, results: Sequence[Record], summary: Mapping[str, Any],
+                    header: Mapping[str, Any], *, fixed: Mapping[str, Any],
+                    sizes_of: Callable[[dict[str, Any]], Any], sampled: bool,
                     copy: Mapping[str, Any]) -> str:
-    n, dtype = summary["n"], summary["dtype"]
-    mine = [r for r in results if r["point"].get("dtype") == dtype and r["sizes"].get("n") == n]
-    variants = spec.extra["variants"]
-    base = _best(mine, **variants["baseline"], block_x=1, block_y=1)
-    t_base = base["median_s"] if base else None
-    best = _best(mine, sweeps=1)
-    temporal = _best_temporal(mine)
-    copy_bw = summary["copy_bw_Bps"]
+    view = _View(spec, results, fixed, sizes_of)
+    best, hooks = view.best, spec.hooks
     dev = header.get("device", {})
+    dev_name = dev.get("name", summary["device"])
     statuses: dict[str, int] = {}
-    for r in mine:
+    for r in view.mine:
         statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+    multi = any(steps_per_launch(spec, r["point"]) > 1 for r in view.ok)
+    sizes = summary.get("sizes") or {}
+    launches = {r.get("extra", {}).get("verify_launches") for r in view.ok} - {None}
     lines = [
-        f"# ω-Jacobi space on {dev.get('name', summary['device'])}",
+        f"# {hooks.title or spec.name + ' space'} on {dev_name}",
         "",
-        f"Written by `gencl space jacobi` (gencl {header.get('gencl_version')}, "
+        f"Written by `gencl space {spec.name}` (gencl {header.get('gencl_version')}, "
         f"{header.get('date')}); driver {dev.get('driver')}, reported clock "
-        f"{(dev.get('max_clock_hz') or 0) / 1e6:.0f} MHz. Grid {n}² interior points, {dtype}. "
-        "Time per sweep = median of OpenCL-event samples, ± 95 % CI (1.96 σ). Effective "
-        "bandwidth counts 3 elements per interior point (read u, read f, write u_new: 12 B in "
-        "float32, 24 B in float64) per sweep; a temporal-blocking launch of k sweeps counts k × "
-        "that, and its time per sweep is the launch time / k. Every variant passed 3 ping-pong "
-        "launches against numpy before its time counted.",
+        f"{(dev.get('max_clock_hz') or 0) / 1e6:.0f} MHz. Sizes "
+        f"{', '.join(f'{k}={v}' for k, v in sizes.items()) or '–'}"
+        f"{_slice_words(fixed)}. Times are medians of OpenCL-event samples ± 95 % CI (1.96 σ)"
+        + (", per time step (a launch of k steps: launch time / k)" if multi else ", per launch")
+        + ". GB/s is the compulsory traffic (each input read once, each output written once) "
+        "over that time. " + (f"The bytes metric: {hooks.bytes_note}. " if hooks.bytes_note
+                              else "")
+        + (f"Every variant passed {max(launches)} launch{'es' if max(launches) > 1 else ''} "
+           "against numpy before its time counted." if launches else ""),
         "",
-        f"Space: {summary['space_size']} points on this device"
-        f"{_slice_words(header)}; "
+        f"Space: {summary['space_size']} points on this device; "
         f"{'**sampled**: ' if sampled else ''}{summary['measured']} measured "
         f"({', '.join(f'{k} {v}' for k, v in sorted(statuses.items()))}).",
         "",
-        "## Table 2 (seed 003): most effective optimization",
+        "## Most effective optimization (seed 003's Table 2)",
         "",
-        "| Device | Best version | Improvement | Primary | Contrib. | vs copy BW |",
-        "|---|---|---|---|---|---|",
+        f"| Device | Best version | µs | vs {view.baseline_name} | Primary | Contrib. "
+        "| of roofline | vs best peer |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    if best and t_base:
-        comps = {name: _best(mine, **pt) for name, pt in _components(spec, best["point"]).items()}
-        contrib = {k: (t_base / r["median_s"] - 1) * 100 for k, r in comps.items() if r}
-        primary = max(contrib, key=contrib.get) if len(contrib) > 1 else "–"
-        name = spec.extra["variant_name"](best["point"])
-        blk = (best["point"]["block_x"], best["point"]["block_y"])
-        if blk != (1, 1):
-            name += f"_block{blk[0]}x{blk[1]}"
-        frac = f"{best['metrics']['bytes'] / copy_bw * 100:.0f} %" if copy_bw else "–"
-        lines.append(f"| {dev.get('name', '')} | {name} | {(t_base / best['median_s'] - 1) * 100:.0f} % "
-                     f"| {primary} | {f'{contrib[primary]:.0f} %' if primary != '–' else '–'} "
-                     f"| {frac} |")
-    if temporal and t_base:
-        name = spec.extra["variant_name"](temporal["point"])
-        frac = f"{temporal['metrics']['bytes'] / copy_bw * 100:.0f} %" if copy_bw else "–"
-        lines.append(f"| {dev.get('name', '')} | {name} {tuple(temporal['point']['workgroup'])} "
-                     f"(temporal) | {(t_base / per_sweep(temporal) - 1) * 100:.0f} % "
-                     f"| temporal blocking | – | {frac} |")
     if best:
-        lines += ["", f"Best knobs: `{json.dumps(best['point'])}`, {_us(best)} µs per sweep, "
-                  f"{_gbs(best)} GB/s effective."]
-    lines += ["", "## Versions (work-group shape tuned exhaustively for each, as in seed 003)", "",
-              "| Version | blocking 1×1: µs/sweep | GB/s | improvement | any blocking: µs/sweep "
-              "| GB/s | improvement | best work-group |", "|---|---|---|---|---|---|---|---|"]
-    for vname, fixed in variants.items():
-        r1 = _best(mine, **fixed, block_x=1, block_y=1)
-        rb = _best(mine, **fixed)
-        wg = f"{tuple(rb['point']['workgroup'])} blk {rb['point']['block_x']}×" \
-             f"{rb['point']['block_y']}" if rb else "–"
-        lines.append(f"| {vname} | {_us(r1)} | {_gbs(r1)} | {_pct(t_base, r1)} | {_us(rb)} | "
-                     f"{_gbs(rb)} | {_pct(t_base, rb)} | {wg} |")
+        contrib = view.contributions()
+        primary = max(contrib, key=lambda k: contrib[k]) if contrib else "–"
+        roof = summary.get("roofline_s")
+        peers = summary.get("peers") or {}
+        peer = min(peers, key=lambda k: peers[k]) if peers else None
+        lines.append(
+            f"| {dev_name} | {variant_name(spec, best['point'])} | {view.us(best)} | "
+            f"{view.gain(best)} | {primary} | "
+            f"{f'{contrib[primary]:+.0f} %' if primary != '–' else '–'} | "
+            f"{f'{roof / view.per_step(best) * 100:.0f} %' if roof else '–'} | "
+            f"{_speedup(peers[peer], view.per_step(best)) + ' ' + peer if peer else '–'} |")
+        flops = flops_per_launch(spec, best["point"], best["sizes"])
+        rate = f", {flops / float(best['median_s']) / 1e9:.1f} GFLOP/s" if flops else ""
+        lines += ["", f"Best knobs: `{json.dumps(best['point'], default=str)}`, {view.us(best)} "
+                  f"µs, {view.gbs(best)} GB/s compulsory{rate}."]
+        rates = dict(best.get("metrics") or {})
+        if rates:
+            lines.append("Its metrics: " + ", ".join(
+                f"{k} {v / 1e9:.2f} G/s" for k, v in sorted(rates.items())) + ".")
+    else:
+        lines.append(f"| {dev_name} | no variant measured ok | – | – | – | – | – | – |")
+    lines += ["", *_variants_table(view)]
     lines += ["", "## Reference points (same run, same size)", ""]
+    copy_bw = summary.get("copy_bw_Bps")
     if copy_bw:
         lines.append(f"- Copy bandwidth (specs/copy.py float4, point {copy.get('point')}): "
-                     f"{copy_bw / 1e9:.1f} GB/s — the roof of the plot.")
-    for name, t in sorted(summary["peers"].items()):
-        eff = 3 * (4 if dtype == "float32" else 8) * n * n / t
-        lines.append(f"- {name}: {t * 1e6:.1f} µs per sweep ({eff / 1e9:.1f} GB/s effective)")
-    for name, why in sorted(skipped_peers.items()):
-        lines.append(f"- {name}: not measured ({why})")
-    lines += ["", "## Temporal blocking (k sweeps per launch, time per sweep = launch / k)", ""]
-    if temporal:
-        floor = 3 * (4 if dtype == "float32" else 8) * n * n / copy_bw if copy_bw else None
-        verdict = (f"; the single-sweep copy-bandwidth floor is {floor * 1e6:.1f} µs "
-                   f"({'below' if per_sweep(temporal) < floor else 'not below'} it)"
-                   if floor else "")
-        lines.append(f"Best: {spec.extra['variant_name'](temporal['point'])}, knobs "
-                     f"`{json.dumps(temporal['point'])}`, {_us(temporal)} µs per sweep, "
-                     f"{_gbs(temporal)} GB/s effective{verdict}.")
+                     f"{copy_bw / 1e9:.1f} GB/s; compulsory traffic "
+                     f"{_size(summary.get('compulsory_bytes') or 0)} per step → "
+                     f"roofline {(summary.get('roofline_s') or 0) * 1e6:.1f} µs.")
     else:
-        lines.append("No temporal-blocking variant was measured in this run.")
-    lines += ["", "![variants against the bandwidth roofline](roofline.png)", ""]
+        lines.append("- Copy bandwidth: not measured in this run (no roofline).")
+    for name, t in sorted((summary.get("peers") or {}).items()):
+        lines.append(f"- {name}: {t * 1e6:.1f} µs"
+                     + (f" (best variant {_speedup(t, view.per_step(best))})" if best else ""))
+    for name, why in sorted((summary.get("peers_skipped") or {}).items()):
+        lines.append(f"- {name}: not measured ({why})")
+    if not hooks.peers:
+        lines.append("- The spec declares no peers (ApplicationHooks.peers).")
+    lines += ["", "![variants against the roofline](roofline.png)", ""]
     return "\n".join(lines)
 
 
-def plot_roofline(spec: Any, results: Sequence[Mapping[str, Any]], summary: Mapping[str, Any],
-                  path: Path) -> None:
-    """Effective bandwidth of every measured variant by version, under the copy-bandwidth roof."""
+def _variants_table(view: _View) -> list[str]:
+    """The named variants (each tuned over the axes it leaves free), or the fastest points."""
+    spec = view.spec
+    if spec.hooks.variants:
+        lines = ["## Versions (the axes each leaves free tuned over the measured points)", "",
+                 "| Version | µs | GB/s | vs baseline | best of the free axes |",
+                 "|---|---|---|---|---|"]
+        for name, partial in spec.hooks.variants.items():
+            r = view.best_of({**partial, **view.fixed})
+            free = {k: v for k, v in r["point"].items() if k not in partial
+                    and k not in view.fixed} if r else {}
+            lines.append(f"| {name} | {view.us(r)} | {view.gbs(r)} | {view.gain(r)} | "
+                         f"{', '.join(f'{k}={_text(v)}' for k, v in free.items()) or '–'} |")
+        return lines
+    ranked = sorted(view.ok, key=view.per_step)[:TOP]
+    lines = [f"## Fastest points (the spec names no variants: the best {len(ranked)})", "",
+             "| # | Variant | µs | GB/s | vs default |", "|---|---|---|---|---|"]
+    for k, r in enumerate(ranked, 1):
+        lines.append(f"| {k} | {variant_name(spec, r['point'])} | {view.us(r)} | {view.gbs(r)} "
+                     f"| {view.gain(r)} |")
+    return lines
+
+
+def plot_roofline(spec: Any, results: Sequence[Record], summary: Mapping[str, Any], path: Path,
+                  *, fixed: Mapping[str, Any], sizes_of: Callable[[dict[str, Any]], Any]) -> None:
+    """Time per step of every measured variant (by named variant, or all together) against the
+    roofline and the peers; with flops, the classic roofline beside it."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
-    n, dtype = summary["n"], summary["dtype"]
-    ok = [r for r in results if r["status"] == "ok" and r["point"].get("dtype") == dtype
-          and r["sizes"].get("n") == n]
-    names = list(spec.extra["variants"])
+    view = _View(spec, results, fixed, sizes_of)
+    groups = {name: [r for r in view.ok if matches(r["point"], partial)]
+              for name, partial in spec.hooks.variants.items()} or {"all points": view.ok}
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 5), gridspec_kw={"width_ratios": [3, 2]})
     rng = np.random.default_rng(0)
-    for k, vname in enumerate(names):
-        fixed = spec.extra["variants"][vname]
-        ys = [r["metrics"]["bytes"] / 1e9 for r in ok
-              if all(r["point"].get(a) == b for a, b in fixed.items())]
+    for k, (name, rs) in enumerate(groups.items()):
+        ys = [view.per_step(r) * 1e6 for r in rs]
         if ys:
-            ax.scatter(k + rng.uniform(-0.3, 0.3, len(ys)), ys, s=8, alpha=0.6, label=vname)
+            ax.scatter(k + rng.uniform(-0.3, 0.3, len(ys)), ys, s=8, alpha=0.6, label=name)
+    roof = summary.get("roofline_s")
+    if roof:
+        ax.axhline(roof * 1e6, color="k", ls="--", label="roofline (compulsory / copy BW)")
+    for name, t in (summary.get("peers") or {}).items():
+        ax.axhline(t * 1e6, ls=":", lw=1, color="gray")
+        ax.annotate(name, (len(groups) - 0.5, t * 1e6), fontsize=7, color="gray", ha="right")
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(groups)), list(groups), rotation=45, ha="right")
+    ax.set_ylabel("µs per step")
+    ax.set_title(f"{spec.name} {summary.get('sizes')}: every measured variant", fontsize=9)
+    ax.legend(fontsize=7, loc="upper right")
     copy_bw = summary.get("copy_bw_Bps")
-    if copy_bw:
-        ax.axhline(copy_bw / 1e9, color="k", ls="--", label="copy bandwidth (roof)")
-    for name, t in summary.get("peers", {}).items():
-        ax.axhline(3 * np.dtype(dtype).itemsize * n * n / t / 1e9, ls=":", lw=1, color="gray")
-        ax.annotate(name, (len(names) - 0.5, 3 * np.dtype(dtype).itemsize * n * n / t / 1e9),
-                    fontsize=7, color="gray", ha="right")
-    ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
-    ax.set_ylabel("effective GB/s (12 B per interior point, float32)")
-    ax.set_title(f"ω-Jacobi {n}² {dtype}: every variant (work-group shape, blocking)")
-    # classic roofline: all variants share one arithmetic intensity
-    itemsize = np.dtype(dtype).itemsize
-    ai = FLOPS_PER_POINT / (3 * itemsize)
-    if copy_bw:
-        xs = np.logspace(-2, 2, 50)
-        ax2.loglog(xs, xs * copy_bw / 1e9, "k--", label="copy bandwidth × intensity")
-    flops = [FLOPS_PER_POINT * n * n / per_sweep(r) / 1e9 for r in ok]
-    ax2.scatter([ai] * len(flops), flops, s=8, alpha=0.5)
-    ax2.set_xlabel("flops per effective byte")
-    ax2.set_ylabel("GFLOP/s")
-    ax2.set_title("bandwidth roofline")
-    ax.legend(fontsize=7, loc="lower right")
+    counted = [(flops_per_launch(spec, r["point"], r["sizes"]), r) for r in view.ok]
+    points = [(f, r) for f, r in counted if f]
+    if points:
+        ai = [f / compulsory_bytes(spec, r["point"], r["sizes"]) for f, r in points]
+        rate = [f / float(r["median_s"]) / 1e9 for f, r in points]
+        if copy_bw:
+            xs = np.logspace(np.log10(min(ai)) - 1, np.log10(max(ai)) + 1, 50)
+            ax2.loglog(xs, xs * copy_bw / 1e9, "k--", label="copy bandwidth × intensity")
+            ax2.legend(fontsize=7)
+        ax2.scatter(ai, rate, s=8, alpha=0.5)
+        ax2.set_xscale("log")
+        ax2.set_yscale("log")
+        ax2.set_xlabel("flops per compulsory byte")
+        ax2.set_ylabel("GFLOP/s")
+        ax2.set_title("bandwidth roofline")
+    else:
+        ax2.hist([view.per_step(r) * 1e6 for r in view.ok] or [0], bins=30)
+        ax2.set_xlabel("µs per step")
+        ax2.set_ylabel("variants")
+        ax2.set_title("distribution (the spec counts no flops)")
     fig.suptitle(summary["device"], fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
-def _slice_words(header: Mapping[str, Any]) -> str:
-    """' in the slice k=v, …' when the run fixed axes besides the dtype (not the whole space)."""
-    fixed = header.get("slice") or {}
-    return f" in the slice {', '.join(f'{k}={v}' for k, v in fixed.items())}" if fixed else ""
+def _slice_words(fixed: Mapping[str, Any]) -> str:
+    """'; slice k=v, …' when the run fixed axes (not the whole space)."""
+    return f"; slice {', '.join(f'{k}={_text(v)}' for k, v in fixed.items())}" if fixed else ""
 
 
-def write_report(out: Path, spec: Any, results: Sequence[Mapping[str, Any]],
-                 header: Mapping[str, Any], summary: Mapping[str, Any], *, sampled: bool,
-                 skipped_peers: Mapping[str, str], copy: Mapping[str, Any]) -> list[Path]:
-    """Write report.md, roofline.png and summary.json into *out*; return their paths."""
+def write_report(out: Path, spec: Any, results: Sequence[Record], header: Mapping[str, Any],
+                 summary: Mapping[str, Any], *, fixed: Mapping[str, Any],
+                 sizes_of: Callable[[dict[str, Any]], Any], sampled: bool,
+                 copy: Mapping[str, Any]) -> list[Path]:
+    """Write summary.json, report.md and roofline.png into *out*; return their paths."""
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "summary.json", out / "report.md", out / "roofline.png"]
     paths[0].write_text(json.dumps(summary, indent=1, default=str) + "\n")
-    paths[1].write_text(report_markdown(spec, results, summary, header, sampled=sampled,
-                                        skipped_peers=skipped_peers, copy=copy))
-    plot_roofline(spec, results, summary, paths[2])
+    paths[1].write_text(report_markdown(spec, results, summary, header, fixed=fixed,
+                                        sizes_of=sizes_of, sampled=sampled, copy=copy))
+    plot_roofline(spec, results, summary, paths[2], fixed=fixed, sizes_of=sizes_of)
     return paths

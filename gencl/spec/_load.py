@@ -1,4 +1,4 @@
-"""Find, import and validate spec files. Every problem becomes one SpecError naming file and field."""
+"""Find, import and validate spec files. Every problem becomes one SpecError naming file, field."""
 
 from __future__ import annotations
 
@@ -60,7 +60,8 @@ def _import(path: Path):
         code = compile(text, str(path), "exec")
     except SyntaxError as exc:
         raise SpecError(str(path), f"line {exc.lineno}", f"syntax error: {exc.msg}") from None
-    module_name = f"gencl_spec_{path.stem}_{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]}"
+    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]
+    module_name = f"gencl_spec_{path.stem}_{digest}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     sys.modules[module_name] = module

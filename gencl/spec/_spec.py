@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gencl.spec._hooks import ApplicationHooks
+
 if TYPE_CHECKING:
     import loopy as lp
     import numpy as np
@@ -64,7 +66,10 @@ class BenchmarkSpec:
             compile time, launch overhead): ``(engine, spec, points, quick) -> [Measurement]``
             replaces the generate → verify → time loop; its kernels still come from ``program``.
         ptx_rules: (point) -> {instruction regex: expected minimum count} checked on NVIDIA PTX.
-        extra: anything else a spec's analysis needs.
+        hooks: what an application kernel may add (named variants, ping-pong buffers, peers,
+            flops, compulsory traffic): ``ApplicationHooks``, each with a generic default.
+        extra: anything else a spec's analysis needs (benchmarks only; generic code never reads
+            it).
     """
 
     name: str
@@ -88,6 +93,7 @@ class BenchmarkSpec:
     quick_sweep: Sequence[Point] = ()
     runner: Callable[..., list[Any]] | None = None
     ptx_rules: Callable[[Point], Mapping[str, int]] | None = None
+    hooks: ApplicationHooks = field(default_factory=ApplicationHooks)
     extra: Mapping[str, Any] = field(default_factory=dict)
     # set by the loader: where the spec came from and a hash of its text
     path: str = ""

@@ -1,4 +1,4 @@
-"""``@experimental_class``: gencl's copy of Optuna's marker, for parts whose value is not yet shown."""
+"""``@experimental_class``: gencl's copy of Optuna's marker, for parts not yet shown to help."""
 
 from __future__ import annotations
 
@@ -21,13 +21,15 @@ def experimental_class(version: str):
 
         @functools.wraps(init)
         def wrapped(self: Any, *args: Any, **kwargs: Any) -> None:
-            warnings.warn(f"{cls.__name__} is experimental (gencl {version}): the interface "
+            name = getattr(cls, "__name__", cls)
+            warnings.warn(f"{name} is experimental (gencl {version}): the interface "
                           "may change; its benefit is measured by `gencl tune --simulate`.",
                           ExperimentalWarning, stacklevel=2)
             init(self, *args, **kwargs)
 
         cls.__init__ = wrapped  # type: ignore[misc]
-        cls.__doc__ = (cls.__doc__ or "") + f"\n\n    .. note:: Experimental since gencl {version}.\n"
+        note = f"\n\n    .. note:: Experimental since gencl {version}.\n"
+        cls.__doc__ = (cls.__doc__ or "") + note
         return cls
 
     return decorate

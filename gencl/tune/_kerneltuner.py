@@ -222,7 +222,7 @@ def export_t4(study: optuna.Study, space: SearchSpace, path: str | Path,
         results.append({
             "timestamp": (t.datetime_complete or t.datetime_start or _dt.datetime.now())
             .isoformat(timespec="seconds"),
-            "configuration": {k: v for k, v in t.params.items()},
+            "configuration": dict(t.params),
             "objectives": ["time"],
             "times": {"runtimes": [t.value] if ok else []},
             "invalidity": "correct" if ok else invalidity.get(status, "runtime"),

@@ -90,7 +90,7 @@ def make_objective(spec: Any, space: SearchSpace, evaluator: Evaluator, *,
                 if key in earlier.user_attrs:
                     trial.set_user_attr(key, earlier.user_attrs[key])
             if earlier.state == optuna.trial.TrialState.COMPLETE:
-                return float(earlier.value)
+                return float(earlier.value or 0.0)
             raise VariantFailed(earlier.user_attrs.get("reason", "failed before"))
         try:
             m = evaluator.evaluate(spec, point)

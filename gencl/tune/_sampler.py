@@ -124,16 +124,18 @@ def knob_preferences(spec: Any, params: Any) -> dict[str, list[Any]]:
     """Knob ranges from the profile (seed 003 §4), as encoded Optuna choices.
 
     - local-memory caching only where global accesses are not cached (no measured cache);
-    - branch elimination (the padded boundary) where work items diverge in groups narrower than
-      a sub-group would hide (the measured divergence width is below the sub-group size);
+    - branch elimination (the values the spec's ``divergent`` hook does not name) where work
+      items diverge in groups narrower than a sub-group would hide (the measured divergence
+      width is below the sub-group size);
     - vectorization is left to the model: the access-granularity term already prices it.
     """
     prefs: dict[str, list[Any]] = {}
     for name, knob in spec.knobs.items():
         if knob.transform in ("local_tile", "local_memory", "cache_in_local") and params.cached:
             prefs[name] = [v for v in knob.values if v in ("none", False, 0)]
-    if "boundary" in spec.params and params.divergence_width < params.subgroup_size:
-        prefs["boundary"] = [v for v in spec.params["boundary"] if v != "branch"]
+    if params.divergence_width < params.subgroup_size:
+        for name, divergent in spec.hooks.divergent.items():
+            prefs[name] = [v for v in spec.axes.get(name, ()) if v not in divergent]
     return {k: v for k, v in prefs.items() if v}
 
 

@@ -41,7 +41,8 @@ def fixed_from_records(spec: Any, records: Sequence[Mapping[str, Any]]) -> dict[
     return fixed
 
 
-def evals_to_target(times: Sequence[float | None], best: float, target: float = TARGET) -> int | None:
+def evals_to_target(times: Sequence[float | None], best: float,
+                    target: float = TARGET) -> int | None:
     """1-based index of the first evaluation within *target* of *best*, or None."""
     for i, t in enumerate(times, 1):
         if t is not None and t <= best * (1 + target):

@@ -72,8 +72,8 @@ def run_study(spec: Any, space: SearchSpace, evaluator: Evaluator, *, study_name
 
 
 def best_trial(study: optuna.Study) -> optuna.trial.FrozenTrial | None:
-    done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
-    return min(done, key=lambda t: t.value) if done else None
+    done = list(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+    return min(done, key=lambda t: float(t.value or 0.0)) if done else None
 
 
 def write_best(study: optuna.Study, spec: Any, space: SearchSpace, out_dir: str | Path,

@@ -10,3 +10,7 @@ from gencl.verify.ptx import check_ptx, generic_rules, rules_for
 __all__ = ["VariantCheck", "VerifyReport", "check_ptx", "choose_points", "covering_sample",
            "generic_rules", "parse_findings", "print_report", "rules_for", "run_under_oclgrind",
            "uncovered_pairs", "verify"]
+
+from gencl._callable import make_callable  # noqa: E402
+
+make_callable(__name__, "verify")  # gencl.verify(...) is gencl.api.verify(...)

@@ -1,4 +1,5 @@
-"""Numerics: build a variant, run it once on random data with outputs poisoned, compare with numpy.
+"""Numerics: a variant through the measure pipeline without timing — built, run on random data
+with outputs poisoned, compared with numpy (over ping-pong launches where the spec has them).
 
 The same function runs on the chosen device and, inside the oclgrind subprocess, on the simulator;
 it never raises for a variant's fault: every outcome is a field of the returned ``Outcome``.
@@ -10,12 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from gencl.generate import Variant
-from gencl.measure import BuildFailure, OpenCLEngine, verify_variant
-from gencl.measure._engine import Timeout, check_assumptions
-from gencl.measure._measurement import device_error_status
+from gencl.measure import OpenCLEngine, evaluate_variant
 
 
 @dataclass
@@ -38,51 +35,28 @@ def small_sizes(spec: Any, point: Mapping[str, Any], info: Any) -> dict[str, int
     return dict(spec.sizes(point, info, True))
 
 
+#: how a pipeline status reads in the verify report: (skipped or failure, prefix)
+_SAYS = {"invalid_size": ("skipped", "verify sizes outside the variant's assumptions"),
+         "out_of_resources": ("skipped", "does not fit the device"),
+         "build_error": ("failure", "build failed"), "timeout": ("failure", "run timed out"),
+         "error": ("failure", "run failed"), "wrong_answer": ("failure", "wrong answer")}
+
+
 def run_numerics(engine: OpenCLEngine, spec: Any, variant: Variant, sizes: Mapping[str, int], *,
                  seed: int = 0) -> Outcome:
-    """Build, bind random inputs, run once with poisoned outputs, compare at the spec's tolerance.
+    """Build, bind random inputs, run with poisoned outputs, compare at the spec's tolerance.
 
     Sizes outside the variant's assumptions or resources the device lacks make the variant
     *skipped* (the spec's constraints should exclude it; the report says so), not failed.
     """
-    out = Outcome()
-    reason = check_assumptions(variant, sizes)
-    if reason:
-        out.skipped = f"verify sizes outside the variant's assumptions: {reason}"
+    ev = evaluate_variant(engine, spec, variant, sizes, verify_sizes=sizes, seed=seed,
+                          time=False)
+    m = ev.measurement
+    out = Outcome(built=ev.built is not None, built_program=ev.built, max_error=m.max_error)
+    if m.ok:
+        out.ran, out.matched = True, True
         return out
-    try:
-        built = engine.build(variant)
-    except BuildFailure as exc:
-        if exc.status == "out_of_resources":
-            out.skipped = f"does not fit the device: {exc.reason}"
-        else:
-            out.failure = f"build failed: {exc.reason}"
-        return out
-    out.built, out.built_program = True, built
-    rng = np.random.default_rng(seed)
-    try:
-        values = spec.inputs(variant.point, sizes, rng)
-        bound = engine.bind(built, sizes, values)
-        problem = engine.check_resources(built, bound)
-        bound.release()
-        if problem:
-            out.skipped = f"does not fit the device: {problem}"
-            return out
-        error = verify_variant(engine, spec, built, sizes, values)
-    except Timeout as exc:
-        engine.reset()
-        out.failure = f"run timed out: {exc}"
-        return out
-    except Exception as exc:  # noqa: BLE001 -- a device error on one variant must not end the run
-        engine.reset()
-        if device_error_status(exc) == "out_of_resources":
-            out.skipped = f"does not fit the device: {type(exc).__name__}: {str(exc)[:200]}"
-            return out
-        out.failure = f"run failed: {type(exc).__name__}: {str(exc).strip()[:300]}"
-        return out
-    out.ran, out.max_error = True, error
-    out.matched = error <= 1.0
-    if not out.matched:
-        out.failure = (f"wrong answer: max scaled error {error:.3g} > 1 "
-                       f"(tolerance {dict(spec.tolerance)})")
+    kind, prefix = _SAYS.get(m.status, ("failure", m.status))
+    setattr(out, kind, f"{prefix}: {m.reason}")
+    out.ran = m.status == "wrong_answer"
     return out

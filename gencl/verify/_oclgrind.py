@@ -79,7 +79,8 @@ def split_by_variant(stderr: str) -> dict[str, str]:
 def judge(findings: Sequence[Mapping[str, Any]], exempt: frozenset[str] | set[str]
           ) -> tuple[list[str], list[str]]:
     """(failures, exempted) messages: race/uninitialized findings pass only if declared."""
-    failures, exempted = [], []
+    failures: list[str] = []
+    exempted: list[str] = []
     for f in findings:
         text = f"oclgrind {f['kind']}: {f['message']} (×{f['count']}) {f['detail']}"
         (exempted if f["kind"] in exempt and f["kind"] in ("race", "uninitialized")
@@ -87,16 +88,32 @@ def judge(findings: Sequence[Mapping[str, Any]], exempt: frozenset[str] | set[st
     return failures, exempted
 
 
-def run_under_oclgrind(spec_path: str, variants: Sequence[Variant], *, seed: int = 0,
+def _spec_ref(spec: Any) -> dict[str, str]:
+    """How the child finds the spec: its file, or (built in memory) the pickled spec."""
+    if isinstance(spec, str) or getattr(spec, "path", None):
+        return {"spec": spec if isinstance(spec, str) else spec.path}
+    import base64
+    import pickle
+
+    try:
+        return {"spec_pickle": base64.b64encode(pickle.dumps(spec)).decode()}
+    except Exception as exc:  # noqa: BLE001 -- lambdas, closures: say what to do instead
+        from gencl.errors import GenclError
+
+        raise GenclError(f"{spec.name}: an in-memory spec the oclgrind process cannot receive "
+                         f"({type(exc).__name__}: {exc}); write it to a file") from None
+
+
+def run_under_oclgrind(spec_path: Any, variants: Sequence[Variant], *, seed: int = 0,
                        timeout_s: float = 120.0) -> dict[str, dict[str, Any]]:
-    """Run *variants* of the spec at *spec_path* on oclgrind; results by variant id.
+    """Run *variants* of the spec (its path, or the spec itself) on oclgrind; by variant id.
 
     Each result: ``{"sizes", "ran", "matched", "max_error", "failure", "skipped", "findings"}``.
     """
     results: dict[str, dict[str, Any]] = {}
     todo = list(variants)
     while todo:
-        job = json.dumps({"spec": spec_path, "seed": seed,
+        job = json.dumps({**_spec_ref(spec_path), "seed": seed,
                           "variants": [v.to_json() for v in todo]}, default=str)
         env = {**os.environ, **ENV, "GENCL_DEVICE": "oclgrind"}
         proc = subprocess.Popen([sys.executable, "-m", "gencl.verify._oclgrind"],
@@ -148,7 +165,13 @@ def _child() -> int:
     from gencl.verify._numerics import run_numerics, small_sizes
 
     job = json.loads(sys.stdin.read())
-    spec = load_spec(job["spec"], check_program=False)
+    if "spec_pickle" in job:
+        import base64
+        import pickle
+
+        spec = pickle.loads(base64.b64decode(job["spec_pickle"]))  # noqa: S301 -- our own parent
+    else:
+        spec = load_spec(job["spec"], check_program=False)
     engine = OpenCLEngine("oclgrind", timeout_s=600)
     for data in job["variants"]:
         variant = Variant.from_json(data)

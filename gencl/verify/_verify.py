@@ -79,7 +79,7 @@ def _check_spec(engine: OpenCLEngine, spec: BenchmarkSpec, points: list[dict[str
     if oclgrind and runnable:
         from gencl.verify._oclgrind import judge, run_under_oclgrind
 
-        results = run_under_oclgrind(spec.path, [v for _, v in runnable],
+        results = run_under_oclgrind(spec.path or spec, [v for _, v in runnable],
                                      timeout_s=oclgrind_timeout_s)
         for check, variant in runnable:
             r = results[variant.id]

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from gencl.cli import command
+from gencl._commands import command
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -33,13 +33,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """check generated variants: numerics vs numpy, oclgrind, PTX rules"""
     from gencl.device import select_device
     from gencl.errors import GenclError
-    from gencl.spec import list_spec_files, load_spec
+    from gencl.api import load
+    from gencl.spec import list_spec_files
     from gencl.verify import print_report, verify
 
     if args.sample is not None and args.sample < 1:
         raise GenclError(f"--sample {args.sample}: must be at least 1")
     names = args.specs or [str(p) for p in list_spec_files()]
-    specs = [load_spec(name) for name in names]
+    specs = [load(name) for name in names]
     path = Path(args.json) if args.json else None
     if args.results:
         path = Path("bench_results") / select_device(args.device)[1].slug / "verify.json"

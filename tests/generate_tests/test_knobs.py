@@ -23,7 +23,7 @@ def test_vector_width_emits_vector_types_and_is_right(engine, width):
         assert "float2" not in body and "float4" not in body
     else:
         assert f"__global float{width} const *__restrict__ x" in body
-        assert re.search(rf"y\[[^\]]+\] = a \* x\[[^\]]+\] \+ y0\[", body), body  # whole vectors
+        assert re.search(r"y\[[^\]]+\] = a \* x\[[^\]]+\] \+ y0\[", body), body  # whole vectors
         assert ".s0" not in body  # no per-lane fallback
     m = measure_variant(engine, AXPY, v, {"n": 16 * 64 * 3})
     assert m.status == "ok", m.reason

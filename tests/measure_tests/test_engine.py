@@ -63,7 +63,8 @@ def test_build_error_is_recorded(engine):
 def test_oversized_work_group_is_out_of_resources(engine):
     v = lower(AXPY, {"vector_width": 1, "workgroup": 32})
     big = engine.info.max_work_group_size * 2
-    source = v.source.replace("reqd_work_group_size(32, 1, 1)", f"reqd_work_group_size({big}, 1, 1)")
+    source = v.source.replace("reqd_work_group_size(32, 1, 1)",
+                              f"reqd_work_group_size({big}, 1, 1)")
     huge = dataclasses.replace(v, source=source, local_size=(str(big),),
                                global_size=(str(big),), id=v.id + "-huge")
     m = measure_variant(engine, AXPY, huge, {"n": 2048})

@@ -47,7 +47,8 @@ def test_rerun_skips_finished_benchmarks(quick_profile):
     for name in memory:
         assert any(line.startswith(f"{name}: ") for line in first)
         # finished → skipped; measured but not analysable yet → analysed again, not re-measured
-        assert any(line.startswith(f"{name}: ") and ("skipped" in line or "measured earlier" in line)
+        assert any(line.startswith(f"{name}: ")
+                   and ("skipped" in line or "measured earlier" in line)
                    for line in second), second
     assert not any(b.group == "compute" for b in profile.benchmarks.values()
                    if any(line.startswith(f"{b.name}: ") for line in first))

@@ -8,8 +8,9 @@ from gencl.cli import main
 from gencl.space import limits_for, open_results, space_points
 from gencl.spec import load_spec
 
-SUMMARY_KEYS = {"device", "n", "dtype", "space_size", "measured", "best_time_s", "best_knobs",
-                "baseline_time_s", "copy_bw_Bps", "peers", "temporal_best_time_per_sweep_s"}
+SUMMARY_KEYS = {"spec", "device", "fixed", "sizes", "space_size", "measured", "best_time_s",
+                "best_knobs", "best_variant", "baseline", "baseline_time_s", "compulsory_bytes",
+                "copy_bw_Bps", "roofline_s", "peers", "peers_skipped"}
 
 
 def test_shards_partition_the_space():
@@ -22,11 +23,11 @@ def test_shards_partition_the_space():
 
 def test_sample_keeps_the_named_variants():
     spec = load_spec("jacobi")
-    always = list(spec.extra["variants"].values())
+    always = list(spec.hooks.variants.values())
     pts = space_points(spec, limits_for("nvidia"), fixed={"dtype": "float32"}, sample=15,
                        always=always)
-    names = {spec.extra["variant_name"](p) for p in pts}
-    assert set(spec.extra["variants"]) <= names and len(pts) == 15
+    names = {spec.hooks.variant_name(p) for p in pts}
+    assert set(spec.hooks.variants) <= names and len(pts) == 15
 
 
 def test_space_command_writes_cache_report_and_resumes(tmp_path, capsys):
@@ -43,11 +44,18 @@ def test_space_command_writes_cache_report_and_resumes(tmp_path, capsys):
     assert len(json.loads((out / "space.json").read_text())["results"]) == len(results)
     summary = json.loads((out / "summary.json").read_text())
     assert set(summary) == SUMMARY_KEYS
-    assert summary["n"] == 64 and summary["measured"] == len(results) == summary["space_size"]
+    assert summary["sizes"] == {"n": 64}
+    assert summary["measured"] == len(results) == summary["space_size"]
     assert summary["copy_bw_Bps"] > 0 and summary["peers"]["hand_opencl"] > 0
-    assert summary["temporal_best_time_per_sweep_s"] is None
+    # bytes no sweep can avoid (read u and f, write u_new) at the bandwidth of the same run
+    assert summary["compulsory_bytes"] == 3 * 4 * 64 * 64
+    assert summary["roofline_s"] == summary["compulsory_bytes"] / summary["copy_bw_Bps"]
+    assert summary["best_variant"] == "BE" and summary["best_time_s"] > 0
+    # the CUDA peers run on a GPU only: skipped here, each with its reason
+    assert set(summary["peers_skipped"]) == {"pytorch_eager", "torch_compile", "cuda_naive"}
+    assert all(summary["peers_skipped"].values())
     report = (out / "report.md").read_text()
-    assert "12 B" in report and "Table 2" in report
+    assert "12 B" in report and "Table 2" in report and "ω-Jacobi space" in report
     assert (out / "roofline.png").stat().st_size > 1000
 
 

@@ -1,4 +1,4 @@
-"""Malformed specs give one line naming the file and the field; the CLI exits 2 without traceback."""
+"""Malformed specs give one line naming the file and the field; the CLI exits 2, no traceback."""
 
 from __future__ import annotations
 

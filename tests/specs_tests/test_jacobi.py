@@ -7,6 +7,7 @@ smallest legal size. The full space is `gencl verify`'s job.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -14,7 +15,8 @@ import pytest
 
 from gencl.generate import lower
 from gencl.measure._engine import check_assumptions
-from gencl.space import limits_for, verify_sweeps
+from gencl.measure import verify_variant
+from gencl.space import limits_for
 from gencl.spec import load_spec
 
 SPEC = load_spec("jacobi")
@@ -23,7 +25,7 @@ X = SPEC.extra
 
 def _sample() -> list[dict]:
     axes = SPEC.axes
-    points = [SPEC.complete(v) for v in X["variants"].values()]
+    points = [SPEC.complete(v) for v in SPEC.hooks.variants.values()]
     for k, wg in enumerate(axes["workgroup"]):
         p = SPEC.complete({
             "workgroup": wg, "dtype": axes["dtype"][k % 2], "boundary": axes["boundary"][k % 2],
@@ -54,7 +56,7 @@ def _sizes(point):
     return sizes
 
 
-@pytest.mark.parametrize("point", POINTS, ids=lambda p: X["variant_name"](p) + "-" + "-".join(
+@pytest.mark.parametrize("point", POINTS, ids=lambda p: SPEC.hooks.variant_name(p) + "-" + "-".join(
     str(p[k]) for k in ("dtype", "workgroup", "block_x", "block_y")))
 def test_variant_matches_numpy_over_sweeps(engine, point):
     assert SPEC.excluded(point, None) is None  # device limits do not apply at test sizes
@@ -65,22 +67,22 @@ def test_variant_matches_numpy_over_sweeps(engine, point):
         sizes = {"n": n}
         assert check_assumptions(variant, sizes) is None
         values = SPEC.inputs(point, sizes, rng)
-        assert verify_sweeps(engine, SPEC, built, sizes, values, 3) <= 1.0, f"n={n}"
+        assert verify_variant(engine, SPEC, built, sizes, values, launches=3) <= 1.0, f"n={n}"
 
 
 def test_wrong_coefficient_is_caught(engine):
     """The check can fail: a sweep run with another ω does not pass as the reference."""
-    point = SPEC.complete(X["variants"]["vec4_BE"])
+    point = SPEC.complete(SPEC.hooks.variants["vec4_BE"])
     built = engine.build(lower(SPEC, point))
     sizes = {"n": 36}
     values = SPEC.inputs(point, sizes, np.random.default_rng(0))
     values["omega"] = np.float32(0.7)
     expected_values = {**values, "omega": np.float32(0.8)}
-    bad = {**SPEC.extra, "reference_sweeps": lambda v, p, s, k: SPEC.reference(
-        expected_values, p, s, k)}
-    import dataclasses
-    assert verify_sweeps(engine, dataclasses.replace(SPEC, extra=bad), built, sizes, values,
-                         2) > 1.0
+    assert verify_variant(engine, SPEC, built, sizes, expected_values, launches=2) <= 1.0
+    assert verify_variant(engine, SPEC, built, sizes, values, launches=2) <= 1.0  # its own ω
+    wrong = dataclasses.replace(SPEC, reference=lambda v, p, s: SPEC.reference(
+        {**v, "omega": np.float32(0.8)}, p, s))
+    assert verify_variant(engine, wrong, built, sizes, values, launches=2) > 1.0
 
 
 def test_reference_sweep_is_the_formula():
@@ -106,7 +108,7 @@ def _layout(grid, point):
 
 
 def test_size_not_a_multiple_of_the_vector_is_invalid():
-    variant = lower(SPEC, SPEC.complete(X["variants"]["vec8_BE"]))
+    variant = lower(SPEC, SPEC.complete(SPEC.hooks.variants["vec8_BE"]))
     assert "violate" in check_assumptions(variant, {"n": 12})
 
 

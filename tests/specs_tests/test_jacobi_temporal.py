@@ -17,7 +17,8 @@ import pytest
 
 from gencl.generate import lower
 from gencl.measure._engine import check_assumptions
-from gencl.space import limits_for, verify_sweeps
+from gencl.measure import verify_variant
+from gencl.space import limits_for
 from gencl.spec import load_spec
 
 SPEC = load_spec("jacobi")
@@ -36,7 +37,7 @@ def test_sample_covers_every_k_and_local_form():
     assert {p["local"] for p in POINTS} == {"static", "dynamic"}
 
 
-@pytest.mark.parametrize("point", POINTS, ids=lambda p: X["variant_name"](p) + "-" + "-".join(
+@pytest.mark.parametrize("point", POINTS, ids=lambda p: SPEC.hooks.variant_name(p) + "-" + "-".join(
     str(p[k]) for k in ("dtype", "workgroup", "local")))
 def test_temporal_variant_matches_numpy_over_launches(engine, point):
     assert SPEC.excluded(point, None) is None
@@ -50,7 +51,7 @@ def test_temporal_variant_matches_numpy_over_launches(engine, point):
         sizes = {"n": n}
         assert check_assumptions(variant, sizes) is None
         values = SPEC.inputs(point, sizes, rng)
-        assert verify_sweeps(engine, SPEC, built, sizes, values, 3) <= 1.0, f"n={n}"
+        assert verify_variant(engine, SPEC, built, sizes, values, launches=3) <= 1.0, f"n={n}"
 
 
 def test_one_launch_is_k_sweeps_not_one(engine):
@@ -59,10 +60,10 @@ def test_one_launch_is_k_sweeps_not_one(engine):
     built = engine.build(lower(SPEC, point))
     sizes = {"n": 40}
     values = SPEC.inputs(point, sizes, np.random.default_rng(0))
-    one = {**X, "reference_sweeps": lambda v, p, s, launches: SPEC.reference(
-        v, {**p, "sweeps": 1}, s, launches)}
-    assert verify_sweeps(engine, dataclasses.replace(SPEC, extra=one), built, sizes, values,
-                         1) > 1.0
+    one = dataclasses.replace(SPEC, reference=lambda v, p, s: SPEC.reference(
+        v, {**p, "sweeps": 1}, s))
+    assert verify_variant(engine, one, built, sizes, values, launches=1) > 1.0
+    assert verify_variant(engine, SPEC, built, sizes, values, launches=1) <= 1.0
 
 
 def test_local_footprint_is_the_generated_variants():
@@ -89,7 +90,7 @@ def test_temporal_space_on_an_h200_is_small_and_fits():
 
 
 def test_metrics_count_k_sweeps():
-    point = SPEC.complete(X["variants"]["TB4"])
+    point = SPEC.complete(SPEC.hooks.variants["TB4"])
     assert SPEC.metrics["bytes"](point, {"n": 10}) == 4 * 12 * 100
     assert SPEC.metrics["points"](point, {"n": 10}) == 400
 
