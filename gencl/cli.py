@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import math
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,6 +22,99 @@ def command(name: str, configure: Callable[[argparse.ArgumentParser], None]):
         COMMANDS[name] = (configure, run)
         return run
     return register
+
+
+# {{{ option values: checked by argparse (``type=``), so a bad one is one line and exit 2
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, with a bad option said in one line (no usage block): ``gencl: error: ...``."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"gencl: error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+
+
+def int_at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse ``type=``: an integer ≥ *minimum*."""
+    def parse(text: str) -> int:
+        value = _integer(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is less than {minimum}")
+        return value
+    parse.__name__ = f"integer ≥ {minimum}"
+    return parse
+
+
+#: ``--trials``, ``--repeats``, ``--workers``, ``--seeds``, ``--max-evals``: at least one.
+positive_int = int_at_least(1)
+#: a count that may be zero (``--sample 0``: only the named variants)
+count_int = int_at_least(0)
+
+
+def seed_int(text: str) -> int:
+    """A random seed: numpy and Optuna take 0 ≤ seed < 2³²."""
+    value = _integer(text)
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"{value} is not a seed (0 ≤ seed < 2^32)")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
+def size_item(text: str) -> str:
+    """``--size NAME=INT``, INT ≥ 1 (the names are checked against the spec once it is loaded)."""
+    name, eq, value = text.partition("=")
+    if not eq or not name.strip().isidentifier():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=INTEGER")
+    try:
+        size = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not an integer") from None
+    if size < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a size must be at least 1")
+    return text
+
+
+def knob_item(text: str) -> str:
+    """``--knob NAME=VALUE`` (the name and value are checked against the spec's space)."""
+    name, eq, _ = text.partition("=")
+    if not eq or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE")
+    return text
+
+
+def shard_item(text: str) -> str:
+    """``--shard I/N``: every N-th point from I, 0 ≤ I < N."""
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+    if not m or not int(m.group(2)) >= 1 or not int(m.group(1)) < int(m.group(2)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not I/N with 0 ≤ I < N")
+    return text
+
+
+def check_size_names(spec: Any, items: Sequence[str] | None) -> None:
+    """``--size`` names must be sizes the spec has (those its sizes() returned on its probe)."""
+    known = tuple(getattr(spec, "size_names", ()) or ())
+    for item in items or ():
+        name = item.partition("=")[0].strip()
+        if known and name not in known:
+            raise GenclError(f"--size {item}: {spec.path or spec.name}: no size named {name!r} "
+                             f"(its sizes: {', '.join(known)})")
+
+# }}}
 
 
 def parse_knobs(items: Sequence[str] | None) -> dict[str, Any]:
@@ -42,9 +137,11 @@ def parse_sizes(items: Sequence[str] | None) -> dict[str, int]:
     for item in items or ():
         name, _, text = item.partition("=")
         try:
-            sizes[name] = int(text)
+            sizes[name.strip()] = int(text)
         except ValueError:
             raise GenclError(f"--size {item}: expected name=integer") from None
+        if sizes[name.strip()] < 1:
+            raise GenclError(f"--size {item}: a size must be at least 1")
     return sizes
 
 
@@ -79,10 +176,11 @@ def cmd_devices(args: argparse.Namespace) -> int:
 
 def _cfg_generate(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", help="spec name (specs/, tuning/) or path")
-    p.add_argument("--knob", action="append", metavar="NAME=VALUE", help="fix a knob/parameter")
+    p.add_argument("--knob", action="append", type=knob_item, metavar="NAME=VALUE",
+                   help="fix a knob/parameter")
     p.add_argument("--all", action="store_true", help="the whole space, not the sweep")
     p.add_argument("--out", required=True, help="folder for .cl files and manifest.json")
-    p.add_argument("--workers", type=int, help="parallel code generation processes")
+    p.add_argument("--workers", type=positive_int, help="parallel code generation processes")
 
 
 @command("generate", _cfg_generate)
@@ -119,11 +217,13 @@ def _points(spec: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def _cfg_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", help="spec name (specs/, tuning/) or path")
-    p.add_argument("--knob", action="append", metavar="NAME=VALUE")
+    p.add_argument("--knob", action="append", type=knob_item, metavar="NAME=VALUE")
     p.add_argument("--all", action="store_true", help="the whole space, not the sweep")
-    p.add_argument("--size", action="append", metavar="NAME=INT", help="override a problem size")
+    p.add_argument("--size", action="append", type=size_item, metavar="NAME=INT",
+                   help="override a problem size")
     p.add_argument("--quick", action="store_true", help="small sizes")
-    p.add_argument("--repeats", type=int, default=25, help="samples per measurement (25)")
+    p.add_argument("--repeats", type=positive_int, default=25,
+                   help="samples per measurement (25)")
     p.add_argument("--json", help="results file (default bench_results/<device>/<spec>.json)")
     _device_arg(p)
 
@@ -150,7 +250,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="gencl", description="OpenCL kernel generator, benchmark and autotuner on loopy")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (configure, _) in COMMANDS.items():
@@ -171,12 +271,25 @@ def _load_plugins() -> None:
                 raise  # a missing stage is fine; a missing import inside one is a bug
 
 
+def _check_args(args: argparse.Namespace) -> None:
+    """Checks that need the spec: ``--size`` names."""
+    spec_arg = getattr(args, "spec", None)
+    if isinstance(spec_arg, str) and getattr(args, "size", None):
+        from gencl.spec import load_spec
+
+        check_size_names(load_spec(spec_arg), args.size)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _load_plugins()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # a bad option (said in one line), or --help
+        return exc.code if isinstance(exc.code, int) else 2
     _, run = COMMANDS[args.command]
     try:
+        _check_args(args)
         return run(args)
     except GenclError as exc:
         print(f"gencl: error: {exc}", file=sys.stderr)

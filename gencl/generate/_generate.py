@@ -81,7 +81,7 @@ def lower(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:
     gsize = gsize + (1,) * (ndim - len(gsize))
     lsize = lsize + (1,) * (ndim - len(lsize))
     return Variant(
-        id=variant_id(spec.name, spec.source_hash, point),
+        id=variant_id(spec, point),
         spec=spec.name,
         point=dict(point),
         source=code.device_code(),
@@ -100,7 +100,7 @@ def generate(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:
     Raises:
         KnobError: a knob does not apply to this point (it is not in the space).
     """
-    vid = variant_id(spec.name, spec.source_hash, point)
+    vid = variant_id(spec, point)
     cached = load_cached(vid)
     if cached is not None:
         return cached
@@ -122,7 +122,7 @@ def _generate_in_worker(args: tuple[str, dict[str, Any]]) -> Variant | Generatio
         return generate(spec, point)
     except KnobError as exc:
         return GenerationFailure(spec.name, point, str(exc),
-                                 variant_id(spec.name, spec.source_hash, point))
+                                 variant_id(spec, point))
 
 
 def generate_many(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], *,
@@ -133,7 +133,7 @@ def generate_many(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], *,
     """
     points = list(points)
     results: list[Variant | GenerationFailure | None] = [
-        load_cached(variant_id(spec.name, spec.source_hash, p)) for p in points]
+        load_cached(variant_id(spec, p)) for p in points]
     todo = [i for i, r in enumerate(results) if r is None]
     workers = workers or int(os.environ.get("GENCL_WORKERS", 0)) or os.cpu_count() or 1
     workers = min(workers, len(todo))

@@ -270,7 +270,7 @@ def variant_stats(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int],
     """Statistics of *point* of *spec* at *sizes*, from the disk cache or counted and stored."""
     from gencl.generate import transform_program, variant_id
 
-    vid = variant_id(spec.name, spec.source_hash, dict(point))
+    vid = variant_id(spec, dict(point))
     folder = _stats_dir()
     path = folder / f"{_key(vid, sizes, subgroup_size)}.json" if folder else None
     if path is not None and path.is_file():

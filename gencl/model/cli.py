@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from gencl.cli import command, parse_knobs, parse_sizes
+from gencl.cli import command, knob_item, parse_knobs, parse_sizes, size_item
 
 
 def _cfg_explain(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", help="spec name (specs/, tuning/) or path")
-    p.add_argument("--knob", action="append", metavar="NAME=VALUE", help="fix a knob/parameter")
-    p.add_argument("--size", action="append", metavar="NAME=INT", help="override a problem size")
+    p.add_argument("--knob", action="append", type=knob_item, metavar="NAME=VALUE",
+                   help="fix a knob/parameter")
+    p.add_argument("--size", action="append", type=size_item, metavar="NAME=INT",
+                   help="override a problem size")
     p.add_argument("--quick", action="store_true", help="small sizes")
     p.add_argument("--device", help="device index or name substring (its profile is used)")
     p.add_argument("--profile", help="summary.json to use (default bench_results/<slug>/)")

@@ -179,7 +179,7 @@ def measure_space(spec: Any, engine: Any, points: Iterable[dict[str, Any]],
     from gencl.generate import variant_id
 
     done = sink.done_ids
-    todo = [p for p in points if variant_id(spec.name, spec.source_hash, p) not in done]
+    todo = [p for p in points if variant_id(spec, p) not in done]
     variants = generate_many(spec, todo)
     # group by layout so the shared timing buffers are made once per layout
     order = sorted(range(len(todo)), key=lambda k: (todo[k]["dtype"], str(todo[k].get(

@@ -7,7 +7,8 @@ import json
 import time
 from pathlib import Path
 
-from gencl.cli import command, parse_knobs, parse_sizes
+from gencl.cli import (
+    command, count_int, knob_item, parse_knobs, parse_sizes, positive_int, shard_item, size_item)
 from gencl.errors import GenclError
 
 
@@ -15,13 +16,15 @@ def _cfg_space(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", help="tuning kernel (e.g. jacobi)")
     p.add_argument("--device", help="device index or name substring (gencl devices)")
     p.add_argument("--dtype", default="float32", help="element type (float32)")
-    p.add_argument("--size", action="append", metavar="NAME=INT", help="problem size, e.g. n=8192")
+    p.add_argument("--size", action="append", type=size_item, metavar="NAME=INT",
+                   help="problem size, e.g. n=8192")
     p.add_argument("--variant", help="only one named hand variant (baseline, vec4_BE, BE_mcStat…)")
-    p.add_argument("--knob", action="append", metavar="NAME=VALUE", help="fix a knob")
-    p.add_argument("--shard", default="0/1", metavar="I/N", help="measure every N-th point from I")
-    p.add_argument("--sample", type=int, help="measure the named variants + K random points")
+    p.add_argument("--knob", action="append", type=knob_item, metavar="NAME=VALUE",
+                   help="fix a knob")
+    p.add_argument("--shard", default="0/1", type=shard_item, metavar="I/N", help="measure every N-th point from I")
+    p.add_argument("--sample", type=count_int, help="measure the named variants + K random points")
     p.add_argument("--quick", action="store_true", help="small grid (the spec's quick size)")
-    p.add_argument("--repeats", type=int, default=25, help="samples per measurement (25)")
+    p.add_argument("--repeats", type=positive_int, default=25, help="samples per measurement (25)")
     p.add_argument("--peers", choices=("auto", "yes", "no", "only"), default="auto",
                    help="copy bandwidth + peers: auto = once the space is complete")
     p.add_argument("--generate-only", action="store_true",
@@ -121,8 +124,8 @@ def _measure(spec, args, fixed, shard, always) -> int:
     from gencl.generate import variant_id
 
     done = sink.done_ids
-    complete = all(variant_id(spec.name, spec.source_hash, p) in done for p in points) and (
-        args.sample is not None or all(variant_id(spec.name, spec.source_hash, p) in done
+    complete = all(variant_id(spec, p) in done for p in points) and (
+        args.sample is not None or all(variant_id(spec, p) in done
                                        for p in full))
     peers_path = out / "peers.json"
     if args.peers in ("yes", "only") or (args.peers == "auto" and complete):

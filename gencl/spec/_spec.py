@@ -89,9 +89,12 @@ class BenchmarkSpec:
     runner: Callable[..., list[Any]] | None = None
     ptx_rules: Callable[[Point], Mapping[str, int]] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
-    # set by the loader: where the spec came from and a hash of its text
+    # set by the loader: where the spec came from; a hash of its text and of the program it
+    # builds at its probe point (so a spec built on another spec's program changes with it);
+    # the problem-size names its sizes() returned on the probe
     path: str = ""
     source_hash: str = ""
+    size_names: tuple[str, ...] = ()
 
     # {{{ the space
 

@@ -50,7 +50,7 @@ class DeviceEvaluator:
         try:
             variant = generate(spec, dict(point))
         except KnobError as exc:
-            m = Measurement(variant_id(spec.name, spec.source_hash, dict(point)), spec.name,
+            m = Measurement(variant_id(spec, dict(point)), spec.name,
                             dict(point), sizes, "excluded", str(exc))
         else:
             m = measure_variant(self.engine, spec, variant, sizes)
