@@ -47,8 +47,12 @@ def _cfg_tune(p: argparse.ArgumentParser) -> None:
 @command("tune", _cfg_tune)
 def cmd_tune(args: argparse.Namespace) -> int:
     """Autotune a kernel with Optuna (model-guided), or simulate search strategies on a cache."""
+    from gencl.errors import GenclError
     from gencl.spec import load_spec
+    from gencl.tune import SAMPLERS
 
+    if args.sampler not in SAMPLERS:
+        raise GenclError(f"--sampler {args.sampler}: expected one of {', '.join(SAMPLERS)}")
     spec = load_spec(args.spec)
     if args.simulate:
         return _simulate(spec, args)
@@ -56,6 +60,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 
 def _simulate(spec, args: argparse.Namespace) -> int:
+    from gencl._json import dumps_json
     from gencl.errors import GenclError
     from gencl.model import load_params
     from gencl.tune import KT_STRATEGIES, ReplayEngine, goal_check, plot_convergence, simulate
@@ -75,7 +80,7 @@ def _simulate(spec, args: argparse.Namespace) -> int:
     print()
     summary["goal"] = goal_check(summary)
     summary["profile_sources"] = dict(params.sources)
-    (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
+    (out / "summary.json").write_text(dumps_json(summary, indent=1))
     plot_convergence(runs, summary["best_time_s"], out / "convergence.png",
                      f"{spec.name} on {summary['device']}: {summary['space_size']} variants, "
                      f"{args.seeds} seeds")
@@ -186,8 +191,10 @@ def _tune(spec, args: argparse.Namespace) -> int:
     best = write_best(study, spec, space, out, header)
     t4 = export_t4(study, space, out / "t4_results.json", header)
     data = json.loads(best.read_text())
-    print(f"best of {len(study.trials)} trials: {data['point']} {data['median_s'] * 1e6:.1f} µs "
-          f"(trial {data['trial']}); {best}, {out / 'best.cl'}, {t4}; storage {url}")
+    counts = ", ".join(f"{n} {state}" for state, n in data["trials"].items() if n)
+    print(f"best of {data['trials']['complete']} complete trials ({counts}): {data['point']} "
+          f"{data['median_s'] * 1e6:.1f} µs (trial {data['trial']}); {best}, {out / 'best.cl'}, "
+          f"{t4}; storage {url}")
     return 0
 
 

@@ -30,9 +30,14 @@ def test_study_survives_failures_and_resumes(kind, tmp_path, cache_with_failures
     study = run_study(spec, space, replay, study_name="t", storage=open_storage(url),
                       sampler=make_sampler("grid", space, seed=0), trials=8)
     done = {t.number: t.value for t in study.trials if t.state == TrialState.COMPLETE}
-    assert len(study.trials) == 8
-    # a second run on the same storage continues the same study over the whole grid (20 points:
-    # 15 in the space, 5 excluded by the spec); nothing finished is lost
+    assert len(done) == 8                                   # --trials counts complete trials
+    # a rerun of a finished study adds none
+    n_trials = len(study.trials)
+    again = run_study(spec, space, replay, study_name="t", storage=open_storage(url),
+                      sampler=make_sampler("grid", space, seed=0), trials=8)
+    assert len(again.trials) == n_trials
+    # a second run with a larger budget continues the same study over the whole grid (20 points:
+    # 15 in the space, 5 excluded by the spec) and stops there; nothing finished is lost
     study2 = run_study(spec, space, replay, study_name="t", storage=open_storage(url),
                        sampler=make_sampler("grid", space, seed=0), trials=20)
     again = {t.number: t.value for t in study2.trials if t.state == TrialState.COMPLETE}
