@@ -224,7 +224,9 @@ def _cfg_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="small sizes")
     p.add_argument("--repeats", type=positive_int, default=25,
                    help="samples per measurement (25)")
-    p.add_argument("--json", help="results file (default bench_results/<device>/<spec>.json)")
+    p.add_argument("--json", help="results file (default bench_results/<device>/<spec>.json); "
+                   "a run resumes its own partial file, and refuses a file holding results of "
+                   "other sizes, spec or device")
     _device_arg(p)
 
 
@@ -238,9 +240,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     points = _points(spec, args)
     engine = OpenCLEngine(args.device, repeats=args.repeats)
     path = Path(args.json or f"bench_results/{engine.info.slug}/{spec.name}.json")
-    sink = ResultsFile(path, results_header(engine, spec=spec.name, quick=args.quick))
-    results = run_points(spec, points, engine, quick=args.quick,
-                         size_overrides=parse_sizes(args.size), sink=sink)
+    overrides = parse_sizes(args.size)
+    sink = ResultsFile(path, results_header(engine, spec=spec.name, quick=args.quick,
+                                            size_overrides=overrides, repeats=args.repeats))
+    results = run_points(spec, points, engine, quick=args.quick, size_overrides=overrides,
+                         sink=sink)
     sink.close()
     print_measurements(spec, sink.results, engine.info)
     print(f"{len(results)} measured; results: {path}")

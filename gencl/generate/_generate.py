@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from gencl._json import dumps_json
 from gencl.errors import KnobError
 from gencl.generate._cache import load_cached, store_cached
 from gencl.generate._variant import ArgInfo, Variant, variant_id
@@ -153,7 +154,6 @@ def generate_many(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], *,
 
 def write_variants(variants: Sequence[Variant | GenerationFailure], out_dir: str) -> str:
     """Write each variant's ``.cl`` file and a ``manifest.json``; return the manifest path."""
-    import json
     from pathlib import Path
 
     from gencl._version import __version__
@@ -171,6 +171,6 @@ def write_variants(variants: Sequence[Variant | GenerationFailure], out_dir: str
         entries.append({**meta, "file": f"{v.id}.cl", "source_hash": v.source_hash,
                         "status": "generated"})
     manifest = out / "manifest.json"
-    manifest.write_text(json.dumps({"schema_version": "1.0", "gencl_version": __version__,
-                                    "variants": entries}, indent=1, default=str))
+    manifest.write_text(dumps_json({"schema_version": "1.0", "gencl_version": __version__,
+                                    "variants": entries}, indent=1))
     return str(manifest)

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from gencl._json import dumps_json
+
 STATS_VERSION = "4"
 
 
@@ -283,7 +285,7 @@ def variant_stats(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int],
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(stats.to_json()))
+        tmp.write_text(dumps_json(stats.to_json()))
         tmp.replace(path)
     return stats
 

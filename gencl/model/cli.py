@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 
+from gencl._json import dumps_json
 from gencl.cli import command, knob_item, parse_knobs, parse_sizes, size_item
 
 
@@ -33,7 +33,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         data = load_results(args.accuracy)
         params = load_params(data.get("device", {}), summary_path=args.profile)
         acc, _ = cache_accuracy(spec, data["results"], params)
-        print(json.dumps({**acc.to_json(), "params": params.sources}, indent=1) if args.json else
+        print(dumps_json({**acc.to_json(), "params": params.sources}, indent=1) if args.json else
               f"{spec.name} on {params.device}: {acc.n} variants, Spearman ρ = "
               f"{acc.spearman:.3f}, within ±15 %: {acc.within_15pct:.0%}, median "
               f"predicted/measured {acc.median_ratio:.2f}")
@@ -46,7 +46,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     params = load_params(info.to_json(), summary_path=args.profile)
     stats, pred = explain(spec, point, sizes, params)
     if args.json:
-        print(json.dumps({"point": point, "sizes": sizes, "stats": stats.to_json(),
+        print(dumps_json({"point": point, "sizes": sizes, "stats": stats.to_json(),
                           "prediction": pred.to_json(), "params": params.to_json()},
                          indent=1, default=str))
         return 0

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
+from gencl._json import dumps_json
 from gencl.cli import command, positive_float, positive_int
 
 
@@ -50,6 +50,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     print_report(report)
     if path:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report.to_json(), indent=1, default=str))
+        path.write_text(dumps_json(report.to_json(), indent=1))
         print(f"report: {path}")
     return 0 if report.ok else 1

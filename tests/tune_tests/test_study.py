@@ -12,8 +12,17 @@ from optuna.trial import TrialState
 from gencl.model import params_from
 from gencl.spec import load_spec
 from gencl.tune import (
-    ModelGuidedSampler, ReplayEngine, SearchSpace, export_t4, fixed_from_records, make_sampler,
-    open_storage, params_key, predictions, run_study)
+    ModelGuidedSampler,
+    ReplayEngine,
+    SearchSpace,
+    export_t4,
+    fixed_from_records,
+    make_sampler,
+    open_storage,
+    params_key,
+    predictions,
+    run_study,
+)
 
 
 def _space(replay):
