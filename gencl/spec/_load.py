@@ -58,7 +58,7 @@ def list_spec_files() -> list[Path]:
 
 
 def _field_of(exc: BaseException) -> str:
-    """Best guess of the spec field a construction error is about."""
+    """The spec field a BenchmarkSpec(...) construction error is about, else "SPEC"."""
     msg = str(exc)
     m = re.search(r"argument[s]?: '(\w+)'", msg) or re.search(r"keyword argument '(\w+)'", msg)
     return m.group(1) if m else "SPEC"
@@ -121,7 +121,12 @@ def _import(path: Path):
     except SpecError:
         raise  # a spec that loads another spec: that one's error names its own file
     except TypeError as exc:
-        raise SpecError(str(path), _field_of(exc), str(exc)) from None
+        field = _field_of(exc)  # BenchmarkSpec(...) missing or unknown field
+        if field == "SPEC":
+            field, exc_text = _line_of(exc, path), f"TypeError: {exc}"
+        else:
+            exc_text = str(exc)
+        raise SpecError(str(path), field, exc_text) from None
     except Exception as exc:  # noqa: BLE001 -- any error while importing a user's spec is bad input
         raise SpecError(str(path), _line_of(exc, path),
                         f"{type(exc).__name__}: {exc}") from None
