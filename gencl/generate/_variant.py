@@ -147,6 +147,16 @@ class _ReadTracker(MutableMapping):
     def __len__(self) -> int:
         return len(self._data)
 
+    def copy(self) -> dict[str, Any]:  # what a dict offers that a program may use
+        self.read.update(self._data)
+        return dict(self._data)
+
+    def __or__(self, other: Mapping[str, Any]) -> dict[str, Any]:
+        return {**self.copy(), **other}
+
+    def __ror__(self, other: Mapping[str, Any]) -> dict[str, Any]:
+        return {**other, **self.copy()}
+
 
 class _Unmemoized:
     """A program callable that cannot key the memo: a fresh key object per call."""
@@ -168,12 +178,13 @@ def _read_key(program: Any, point: Mapping[str, Any]) -> tuple:
     return (program, tuple((a, json.dumps(_canonical(point.get(a)), default=repr)) for a in axes))
 
 
-def program_hash(spec: Any, point: Mapping[str, Any]) -> str:
+def program_hash(spec: Any, point: Mapping[str, Any], *, strict: bool = False) -> str:
     """Hash of the untransformed program ``spec.program(point)`` builds.
 
     A program function is called once per distinct value of the axes it reads (a deterministic
     function given the same values of everything it reads builds the same program), so a space
-    of many knob values costs one build per program parameter combination.
+    of many knob values costs one build per program parameter combination. A program that
+    raises hashes as its error, unless *strict* (the loader: a broken program is a spec error).
     """
     program = spec.program
     try:
@@ -188,6 +199,8 @@ def program_hash(spec: Any, point: Mapping[str, Any]) -> str:
     try:
         built = program(tracker)
     except Exception as exc:  # noqa: BLE001 -- a point whose program fails is not generated;
+        if strict:
+            raise
         # its id still names the failure, so a fixed program gets a new id
         digest = "unbuildable:" + hashlib.sha256(
             f"{type(exc).__name__}: {exc}".encode()).hexdigest()

@@ -192,11 +192,11 @@ def _probed(spec: BenchmarkSpec, text_hash: str, *, check_program: bool) -> Benc
     checked, its probe's size names; the probe runs once per identity (disk cache)."""
     import dataclasses
 
-    from gencl.generate._variant import hash_program
+    from gencl.generate._variant import program_hash
     from gencl.spec._probe import load_probe, probe_key, probe_point, probe_spec, store_probe
 
-    try:
-        program = spec.program(probe_point(spec))
+    try:  # through the variant ids' memo: the probe point's id costs no second build
+        digest = program_hash(spec, probe_point(spec), strict=True)
     except SpecError:
         raise
     except SpecTimeLimit as exc:
@@ -207,13 +207,12 @@ def _probed(spec: BenchmarkSpec, text_hash: str, *, check_program: bool) -> Benc
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         raise SpecError(spec.path, "program", f"raised {type(exc).__name__}: {first}"[:300]) \
             from None
-    program_hash = hash_program(program)
-    key = probe_key(text_hash, program_hash)
+    key = probe_key(text_hash, digest)
     probe = load_probe(spec.name, key)
     if probe is None and check_program:
         probe = probe_spec(spec, spec.path)
         store_probe(spec.name, key, probe)
-    identity = hashlib.sha256(f"{text_hash}:{program_hash}".encode()).hexdigest()
+    identity = hashlib.sha256(f"{text_hash}:{digest}".encode()).hexdigest()
     return dataclasses.replace(spec, source_hash=identity,
                                size_names=probe.size_names if probe else ())
 
