@@ -99,14 +99,14 @@ def _program_key_builder():
     from loopy.tools import LoopyKeyBuilder
 
     class ProgramKeyBuilder(LoopyKeyBuilder):
-        def update_for_BasicSet(self, key_hash, key):  # noqa: N802 -- pytools' naming
+        def update_for_BasicSet(self, key_hash, key):  # pytools names its hooks so
             names = sorted(key.get_var_names(isl.dim_type.param))
             model = isl.Space.create_from_names(key.get_ctx(), set=[], params=names).params()
             super().update_for_BasicSet(key_hash, key.align_params(model))
 
-        update_for_Set = update_for_BasicSet  # noqa: N815
-        update_for_BasicMap = update_for_BasicSet  # noqa: N815
-        update_for_Map = update_for_BasicSet  # noqa: N815
+        update_for_Set = update_for_BasicSet
+        update_for_BasicMap = update_for_BasicSet
+        update_for_Map = update_for_BasicSet
 
     return ProgramKeyBuilder()
 
@@ -198,10 +198,11 @@ def program_hash(spec: Any, point: Mapping[str, Any], *, strict: bool = False) -
     tracker = _ReadTracker(point)
     try:
         built = program(tracker)
-    except Exception as exc:  # noqa: BLE001 -- a point whose program fails is not generated;
+    except Exception as exc:
         if strict:
             raise
-        # its id still names the failure, so a fixed program gets a new id
+        # a point whose program fails is not generated; its id still names the failure, so a
+        # fixed program gets a new id
         digest = "unbuildable:" + hashlib.sha256(
             f"{type(exc).__name__}: {exc}".encode()).hexdigest()
     else:

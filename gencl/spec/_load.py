@@ -82,7 +82,7 @@ def _time_limit() -> Iterator[None]:
         yield
         return
 
-    def expire(signum, frame):  # noqa: ARG001
+    def expire(signum, frame):
         raise SpecTimeLimit(seconds)
 
     previous = signal.signal(signal.SIGALRM, expire)
