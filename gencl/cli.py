@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gencl._commands import COMMANDS, command, device_arg, parse_knobs, parse_sizes
+from gencl._commands import (
+    COMMANDS, ArgumentParser, check_size_names, command, device_arg, knob_item, parse_knobs,
+    parse_sizes, positive_int, size_item)
 from gencl.errors import GenclError
 
 __all__ = ["COMMANDS", "build_parser", "command", "main", "parse_knobs", "parse_sizes"]
@@ -41,10 +43,11 @@ def cmd_devices(args: argparse.Namespace) -> int:
 
 def _cfg_generate(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", help="spec name (specs/, tuning/) or path")
-    p.add_argument("--knob", action="append", metavar="NAME=VALUE", help="fix a knob/parameter")
+    p.add_argument("--knob", action="append", type=knob_item, metavar="NAME=VALUE",
+                   help="fix a knob/parameter")
     p.add_argument("--all", action="store_true", help="the whole space, not the sweep")
     p.add_argument("--out", required=True, help="folder for .cl files and manifest.json")
-    p.add_argument("--workers", type=int, help="parallel code generation processes")
+    p.add_argument("--workers", type=positive_int, help="parallel code generation processes")
 
 
 @command("generate", _cfg_generate)
@@ -81,12 +84,16 @@ def _points(spec: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def _cfg_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", help="spec name (specs/, tuning/) or path")
-    p.add_argument("--knob", action="append", metavar="NAME=VALUE")
+    p.add_argument("--knob", action="append", type=knob_item, metavar="NAME=VALUE")
     p.add_argument("--all", action="store_true", help="the whole space, not the sweep")
-    p.add_argument("--size", action="append", metavar="NAME=INT", help="override a problem size")
+    p.add_argument("--size", action="append", type=size_item, metavar="NAME=INT",
+                   help="override a problem size")
     p.add_argument("--quick", action="store_true", help="small sizes")
-    p.add_argument("--repeats", type=int, default=25, help="samples per measurement (25)")
-    p.add_argument("--json", help="results file (default bench_results/<device>/<spec>.json)")
+    p.add_argument("--repeats", type=positive_int, default=25,
+                   help="samples per measurement (25)")
+    p.add_argument("--json", help="results file (default bench_results/<device>/<spec>.json); "
+                   "a run resumes its own partial file, and refuses a file holding results of "
+                   "other sizes, spec or device")
     device_arg(p)
 
 
@@ -100,9 +107,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     points = _points(spec, args)
     engine = OpenCLEngine(args.device, repeats=args.repeats)
     path = Path(args.json or f"bench_results/{engine.info.slug}/{spec.name}.json")
-    sink = ResultsFile(path, results_header(engine, spec=spec.name, quick=args.quick))
-    results = run_points(spec, points, engine, quick=args.quick,
-                         size_overrides=parse_sizes(args.size), sink=sink)
+    overrides = parse_sizes(args.size)
+    sink = ResultsFile(path, results_header(engine, spec=spec.name, quick=args.quick,
+                                            size_overrides=overrides, repeats=args.repeats))
+    results = run_points(spec, points, engine, quick=args.quick, size_overrides=overrides,
+                         sink=sink)
     sink.close()
     print_measurements(spec, sink.results, engine.info)
     print(f"{len(results)} measured; results: {path}")
@@ -112,7 +121,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="gencl", description="OpenCL kernel generator, benchmark and autotuner on loopy")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (configure, _) in COMMANDS.items():
@@ -133,12 +142,25 @@ def _load_plugins() -> None:
                 raise  # a missing stage is fine; a missing import inside one is a bug
 
 
+def _check_args(args: argparse.Namespace) -> None:
+    """Checks that need the spec: ``--size`` names."""
+    spec_arg = getattr(args, "spec", None)
+    if isinstance(spec_arg, str) and getattr(args, "size", None):
+        from gencl.spec import load_spec
+
+        check_size_names(load_spec(spec_arg), args.size)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _load_plugins()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # a bad option (said in one line), or --help
+        return exc.code if isinstance(exc.code, int) else 2
     _, run = COMMANDS[args.command]
     try:
+        _check_args(args)
         return run(args)
     except GenclError as exc:
         print(f"gencl: error: {exc}", file=sys.stderr)

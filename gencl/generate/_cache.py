@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+from gencl._json import dumps_json
 from gencl.generate._variant import Variant
 
 
@@ -36,5 +37,5 @@ def store_cached(variant: Variant) -> None:
     folder = root / "variants"
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".{variant.id}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(variant.to_json()))
+    tmp.write_text(dumps_json(variant.to_json()))
     tmp.replace(folder / f"{variant.id}.json")  # atomic: parallel writers never tear an entry

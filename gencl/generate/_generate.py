@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from gencl._json import dumps_json
 from gencl.errors import KnobError
 from gencl.generate._cache import load_cached, store_cached
 from gencl.generate._variant import ArgInfo, Variant, variant_id
@@ -81,7 +82,7 @@ def lower(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:
     gsize = gsize + (1,) * (ndim - len(gsize))
     lsize = lsize + (1,) * (ndim - len(lsize))
     return Variant(
-        id=variant_id(spec.name, spec.source_hash, point),
+        id=variant_id(spec, point),
         spec=spec.name,
         point=dict(point),
         source=code.device_code(),
@@ -100,7 +101,7 @@ def generate(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:
     Raises:
         KnobError: a knob does not apply to this point (it is not in the space).
     """
-    vid = variant_id(spec.name, spec.source_hash, point)
+    vid = variant_id(spec, point)
     cached = load_cached(vid)
     if cached is not None:
         return cached
@@ -120,7 +121,7 @@ def _generate_one(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant | Gener
         return generate(spec, point)
     except KnobError as exc:
         return GenerationFailure(spec.name, point, str(exc),
-                                 variant_id(spec.name, spec.source_hash, point))
+                                 variant_id(spec, point))
 
 
 def _generate_in_worker(args: tuple[str, dict[str, Any]]) -> Variant | GenerationFailure:
@@ -137,7 +138,7 @@ def generate_many(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], *,
     """
     points = list(points)
     results: list[Variant | GenerationFailure | None] = [
-        load_cached(variant_id(spec.name, spec.source_hash, p)) for p in points]
+        load_cached(variant_id(spec, p)) for p in points]
     todo = [i for i, r in enumerate(results) if r is None]
     workers = workers or int(os.environ.get("GENCL_WORKERS", 0)) or os.cpu_count() or 1
     workers = min(workers, len(todo)) if spec.path else 1
@@ -157,7 +158,6 @@ def generate_many(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], *,
 
 def write_variants(variants: Sequence[Variant | GenerationFailure], out_dir: str) -> str:
     """Write each variant's ``.cl`` file and a ``manifest.json``; return the manifest path."""
-    import json
     from pathlib import Path
 
     from gencl._version import __version__
@@ -175,6 +175,6 @@ def write_variants(variants: Sequence[Variant | GenerationFailure], out_dir: str
         entries.append({**meta, "file": f"{v.id}.cl", "source_hash": v.source_hash,
                         "status": "generated"})
     manifest = out / "manifest.json"
-    manifest.write_text(json.dumps({"schema_version": "1.0", "gencl_version": __version__,
-                                    "variants": entries}, indent=1, default=str))
+    manifest.write_text(dumps_json({"schema_version": "1.0", "gencl_version": __version__,
+                                    "variants": entries}, indent=1))
     return str(manifest)

@@ -70,7 +70,10 @@ class Measurement:
         return self.status == "ok"
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """A dict for standard JSON: a non-finite float (max error of a size mismatch) is None."""
+        from gencl._json import finite
+
+        return finite(asdict(self))
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Measurement:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from gencl._json import dumps_json
 from gencl._version import __version__
 from gencl.generate import GenerationFailure, Variant, generate_many
 from gencl.measure._build import Built, BuildFailure
@@ -101,8 +102,9 @@ def verify_variant(engine: OpenCLEngine, spec: BenchmarkSpec, built: Any,
         if name not in got:
             return float("inf")
         out = got[name]
-        if out.size != exp.size:
-            return float("inf")
+        if out.size != exp.size:  # the spec's bug, not the kernel's: an error, not wrong_answer
+            raise ValueError(f"reference() gives {name} {exp.size} elements, the kernel writes "
+                             f"{out.size} (spec {spec.path or spec.name})")
         error = compare(out.reshape(exp.shape), exp, tolerance(spec, exp.dtype) * scale)
         worst = error if not error <= worst else worst  # a NaN error must win, not vanish
     return worst
@@ -209,6 +211,9 @@ class ResultsFile:
     """Measurements streamed to disk as they finish: ``<path>.partial.jsonl``, then ``<path>``.
 
     An interrupted run keeps every finished measurement; ``done_ids`` lets a rerun skip them.
+    The partial file starts with the run's header; a rerun whose header differs in what was
+    measured (spec, quick or full sizes, size overrides, device: ``run_identity``) is refused
+    rather than mixed into the same file, and so is one over a finished file of another run.
     """
 
     def __init__(self, path: str | os.PathLike, header: dict[str, Any]) -> None:
@@ -219,9 +224,15 @@ class ResultsFile:
         if self.partial.exists():
             for line in self.partial.read_text().splitlines():
                 try:
-                    self.results.append(json.loads(line))
+                    record = json.loads(line)
                 except ValueError:
-                    pass  # the line being written when the run was killed
+                    continue  # the line being written when the run was killed
+                if isinstance(record, dict) and HEADER_KEY in record:
+                    check_same_run(self.partial, record[HEADER_KEY], header)
+                else:
+                    self.results.append(record)
+        elif self.path.is_file():
+            check_same_run(self.path, read_results_header(self.path), header)
 
     @property
     def done_ids(self) -> set[str]:
@@ -231,17 +242,60 @@ class ResultsFile:
         record = measurement.to_json()
         self.results.append(record)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = not self.partial.exists()
         with self.partial.open("a") as f:
-            f.write(json.dumps(record, default=str) + "\n")
+            if fresh:
+                f.write(dumps_json({HEADER_KEY: self.header}) + "\n")
+            f.write(dumps_json(record) + "\n")
             f.flush()
             os.fsync(f.fileno())
 
     def close(self) -> None:
         data = {**self.header, "results": self.results}
         tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(data, indent=1, default=str))
+        tmp.write_text(dumps_json(data, indent=1))
         tmp.replace(self.path)
         self.partial.unlink(missing_ok=True)
+
+
+#: first line of a partial results file: the run's header
+HEADER_KEY = "results_header"
+#: header fields that say what a results file measured: one file holds one value of each
+RUN_IDENTITY = ("spec", "quick", "size_overrides")
+
+
+def run_identity(header: Mapping[str, Any]) -> dict[str, Any]:
+    """What was measured, by a results header: spec, quick, size overrides and device."""
+    identity = {k: header.get(k) or None for k in RUN_IDENTITY}
+    device = header.get("device")
+    identity["device"] = device.get("name") if isinstance(device, Mapping) else device
+    return identity
+
+
+def read_results_header(path: Path) -> dict[str, Any]:
+    """The header of a finished results file (everything but its results)."""
+    from gencl.errors import GenclError
+
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise GenclError(f"{path}: not a results file ({exc}); give another --json path or "
+                         "delete it") from None
+    if not isinstance(data, dict):
+        raise GenclError(f"{path}: not a results file; give another --json path or delete it")
+    return {k: v for k, v in data.items() if k != "results"}
+
+
+def check_same_run(path: Path, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+    """Refuse to add results of one run to a file holding another's (sizes, spec, device)."""
+    from gencl.errors import GenclError
+
+    before, now = run_identity(old), run_identity(new)
+    differ = [k for k in now if before[k] != now[k]]
+    if differ:
+        said = "; ".join(f"{k} {before[k]!r} there, {now[k]!r} now" for k in differ)
+        raise GenclError(f"{path}: holds results of another run ({said}); give another --json "
+                         "path, or delete the file to start over")
 
 
 def results_header(engine: OpenCLEngine, **extra: Any) -> dict[str, Any]:

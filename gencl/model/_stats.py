@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from gencl._json import dumps_json
+
 STATS_VERSION = "4"
 
 
@@ -270,7 +272,7 @@ def variant_stats(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int],
     """Statistics of *point* of *spec* at *sizes*, from the disk cache or counted and stored."""
     from gencl.generate import transform_program, variant_id
 
-    vid = variant_id(spec.name, spec.source_hash, dict(point))
+    vid = variant_id(spec, dict(point))
     folder = _stats_dir()
     path = folder / f"{_key(vid, sizes, subgroup_size)}.json" if folder else None
     if path is not None and path.is_file():
@@ -283,7 +285,7 @@ def variant_stats(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int],
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(stats.to_json()))
+        tmp.write_text(dumps_json(stats.to_json()))
         tmp.replace(path)
     return stats
 

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 
-from gencl._commands import command, parse_knobs, parse_sizes
+from gencl._commands import command, knob_item, parse_knobs, parse_sizes, size_item
+from gencl._json import dumps_json
 
 
 def _cfg_explain(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", help="spec name (specs/, tuning/) or path")
-    p.add_argument("--knob", action="append", metavar="NAME=VALUE", help="fix a knob/parameter")
-    p.add_argument("--size", action="append", metavar="NAME=INT", help="override a problem size")
+    p.add_argument("--knob", action="append", type=knob_item, metavar="NAME=VALUE",
+                   help="fix a knob/parameter")
+    p.add_argument("--size", action="append", type=size_item, metavar="NAME=INT",
+                   help="override a problem size")
     p.add_argument("--quick", action="store_true", help="small sizes")
     p.add_argument("--device", help="device index or name substring (its profile is used)")
     p.add_argument("--profile", help="profile.json (or its folder) to price the variant "
@@ -30,7 +32,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     if args.accuracy:
         acc, params = api.model_accuracy(args.spec, args.accuracy, profile=args.profile)
-        print(json.dumps({**acc.to_json(), "params": params.sources}, indent=1) if args.json else
+        print(dumps_json({**acc.to_json(), "params": params.sources}, indent=1) if args.json else
               f"{args.spec} on {params.device}: {acc.n} variants, Spearman ρ = "
               f"{acc.spearman:.3f}, within ±15 %: {acc.within_15pct:.0%}, median "
               f"predicted/measured {acc.median_ratio:.2f}")
@@ -38,7 +40,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     e = api.explain(args.spec, knobs=parse_knobs(args.knob), sizes=parse_sizes(args.size),
                     quick=args.quick, device=args.device, profile=args.profile)
     if args.json:
-        print(json.dumps({"point": e.point, "sizes": e.sizes, "stats": e.stats.to_json(),
+        print(dumps_json({"point": e.point, "sizes": e.sizes, "stats": e.stats.to_json(),
                           "prediction": e.prediction.to_json(), "params": e.params.to_json(),
                           "nominal_bottleneck_inputs": nominal_inputs(e.prediction.bottleneck,
                                                                       e.params)},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gencl._commands import command
+from gencl._commands import command, positive_int
 
 
 def _cfg_profile(p: argparse.ArgumentParser) -> None:
@@ -17,7 +17,7 @@ def _cfg_profile(p: argparse.ArgumentParser) -> None:
                    "out/<device-slug>/)")
     p.add_argument("--fresh", action="store_true",
                    help="start over instead of resuming the profile in --out")
-    p.add_argument("--repeats", type=int, help="samples per measurement (25; quick: 10)")
+    p.add_argument("--repeats", type=positive_int, help="samples per measurement (25; quick: 10)")
 
 
 @command("profile", _cfg_profile)

@@ -65,7 +65,7 @@ def measure_space(spec: Any, engine: Any, points: Iterable[dict[str, Any]],
     Returns the number of points measured in this call.
     """
     done = sink.done_ids
-    todo = [p for p in points if variant_id(spec.name, spec.source_hash, p) not in done]
+    todo = [p for p in points if variant_id(spec, p) not in done]
     variants = generate_many(spec, todo)
     # grouped by the program parameters (they set the buffer layout), so the shared timing
     # buffers are made once per layout

@@ -140,7 +140,7 @@ def run_space(spec: Any, *, device: str | int | None = None,
         measured = measure_space(spec, engine, points, sizes_of, sink, on_result=progress)
     sink.close()
     ids = sink.done_ids
-    complete = all(variant_id(spec.name, spec.source_hash, p) in ids
+    complete = all(variant_id(spec, p) in ids
                    for p in (points if sample is not None else full))
     peers_path = folder / "peers.json"
     if peers in ("yes", "only") or (peers == "auto" and complete):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from gencl._commands import command, parse_knobs, parse_sizes
+from gencl._commands import (
+    command, count_int, knob_item, parse_knobs, parse_sizes, positive_int, shard_item, size_item)
 from gencl.errors import GenclError
 
 
@@ -12,13 +13,18 @@ def _cfg_space(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", help="tuning kernel name (tuning/) or path")
     p.add_argument("--device", help="device index or name substring (gencl devices)")
     p.add_argument("--dtype", help="element type (default float32 where the spec has a dtype)")
-    p.add_argument("--size", action="append", metavar="NAME=INT", help="problem size, e.g. n=8192")
+    p.add_argument("--size", action="append", type=size_item, metavar="NAME=INT",
+                   help="problem size, e.g. n=8192")
     p.add_argument("--variant", help="only one named variant (the spec's hooks: baseline, …)")
-    p.add_argument("--knob", action="append", metavar="NAME=VALUE", help="fix a knob")
-    p.add_argument("--shard", default="0/1", metavar="I/N", help="measure every N-th point from I")
-    p.add_argument("--sample", type=int, help="measure the named variants + K random points")
+    p.add_argument("--knob", action="append", type=knob_item, metavar="NAME=VALUE",
+                   help="fix a knob")
+    p.add_argument("--shard", default="0/1", type=shard_item, metavar="I/N",
+                   help="measure every N-th point from I")
+    p.add_argument("--sample", type=count_int,
+                   help="measure the named variants + K random points")
     p.add_argument("--quick", action="store_true", help="small sizes (the spec's quick sizes)")
-    p.add_argument("--repeats", type=int, default=25, help="samples per measurement (25)")
+    p.add_argument("--repeats", type=positive_int, default=25,
+                   help="samples per measurement (25)")
     p.add_argument("--peers", choices=("auto", "yes", "no", "only"), default="auto",
                    help="copy bandwidth + peers: auto = once the space is complete")
     p.add_argument("--generate-only", action="store_true",

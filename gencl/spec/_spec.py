@@ -95,9 +95,12 @@ class BenchmarkSpec:
     ptx_rules: Callable[[Point], Mapping[str, int]] | None = None
     hooks: ApplicationHooks = field(default_factory=ApplicationHooks)
     extra: Mapping[str, Any] = field(default_factory=dict)
-    # set by the loader: where the spec came from and a hash of its text
+    # set by the loader: where the spec came from; a hash of its text and of the program it
+    # builds at its probe point (so a spec built on another spec's program changes with it);
+    # the problem-size names its sizes() returned on the probe
     path: str = ""
     source_hash: str = ""
+    size_names: tuple[str, ...] = ()
 
     # {{{ the space
 

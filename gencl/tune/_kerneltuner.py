@@ -5,7 +5,6 @@ our measured space) and its T4 results format (to export a study).
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -15,6 +14,7 @@ import numpy as np
 import optuna
 from optuna.trial import TrialState
 
+from gencl._json import dumps_json
 from gencl._version import __version__
 from gencl.tune._space import SearchSpace, _encode
 
@@ -59,7 +59,7 @@ def write_kt_cache(space: SearchSpace, records: Sequence[Mapping[str, Any]], pat
     data = {"device_name": device, "kernel_name": kernel, "problem_size": [1],
             "tune_params_keys": list(tune_params), "tune_params": tune_params,
             "objective": "time", "cache": cache}
-    Path(path).write_text(json.dumps(data))
+    Path(path).write_text(dumps_json(data))
     return tune_params
 
 
@@ -215,8 +215,9 @@ def export_t4(study: optuna.Study, space: SearchSpace, path: str | Path,
                   "error": "runtime"}
     results = []
     for t in study.get_trials(deepcopy=False):
-        if t.state in (TrialState.RUNNING, TrialState.WAITING) or not t.params:
-            continue
+        if t.state in (TrialState.RUNNING, TrialState.WAITING) or not t.params or \
+                t.user_attrs.get("status") == "budget" or "worker_died" in t.user_attrs:
+            continue  # not an evaluation: a trial that gave way to the budget, or was killed
         status = t.user_attrs.get("status", "ok" if t.state == TrialState.COMPLETE else "error")
         ok = t.state == TrialState.COMPLETE
         results.append({
@@ -233,5 +234,5 @@ def export_t4(study: optuna.Study, space: SearchSpace, path: str | Path,
             "metadata": {"gencl_version": __version__, "study": study.study_name,
                          **{k: v for k, v in header.items() if k != "results"}}}
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(data, indent=1, default=str))
+    Path(path).write_text(dumps_json(data, indent=1))
     return Path(path)

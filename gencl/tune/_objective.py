@@ -19,6 +19,10 @@ from gencl.measure import Measurement
 from gencl.tune._space import SearchSpace
 
 
+#: system attr of a trial: the worker process running it (host, pid, start time)
+WORKER_ATTR = "gencl:worker"
+
+
 class Evaluator(Protocol):
     def evaluate(self, spec: Any, point: Mapping[str, Any]) -> Measurement: ...
 
@@ -50,7 +54,7 @@ class DeviceEvaluator:
         try:
             variant = generate(spec, dict(point))
         except KnobError as exc:
-            m = Measurement(variant_id(spec.name, spec.source_hash, dict(point)), spec.name,
+            m = Measurement(variant_id(spec, dict(point)), spec.name,
                             dict(point), sizes, "excluded", str(exc))
         else:
             m = measure_variant(self.engine, spec, variant, sizes)
@@ -62,13 +66,24 @@ class DeviceEvaluator:
 
 
 def make_objective(spec: Any, space: SearchSpace, evaluator: Evaluator, *,
-                   on_result: Callable[[Measurement], None] | None = None
-                   ) -> Callable[[optuna.Trial], float]:
-    """The function Optuna calls; minimizes the median time in seconds."""
+                   on_result: Callable[[Measurement], None] | None = None,
+                   budget: int | None = None) -> Callable[[optuna.Trial], float]:
+    """The function Optuna calls; minimizes the median time in seconds.
+
+    With a *budget* (COMPLETE trials the study may hold, shared by workers), each trial records
+    its worker process (so a restarted run can fail it if the worker dies) and gives way, pruned
+    with status ``budget``, when the complete trials and the earlier trials still running (other
+    workers') already fill the budget: workers that asked at the same moment never overrun it.
+    """
     device = getattr(evaluator, "device", None)
     info = _device_info(evaluator)
 
     def objective(trial: optuna.Trial) -> float:
+        if budget is not None:
+            from gencl.tune._study import this_worker
+
+            trial.storage.set_trial_system_attr(trial._trial_id, WORKER_ATTR, this_worker())
+            _claim_budget(trial, budget)
         params = {name: trial.suggest_categorical(name, dist.choices)
                   for name, dist in space.distributions().items()}
         point = space.decode(params)
@@ -128,11 +143,29 @@ def _device_info(evaluator: Any) -> Any:
         return None
 
 
+def _claim_budget(trial: optuna.Trial, budget: int) -> None:
+    from optuna.trial import TrialState
+
+    trials = trial.study.get_trials(deepcopy=False,
+                                    states=(TrialState.COMPLETE, TrialState.RUNNING))
+    complete = sum(t.state == TrialState.COMPLETE for t in trials)
+    earlier = sum(t.state == TrialState.RUNNING and t.number < trial.number for t in trials)
+    if complete + earlier >= budget:
+        trial.set_user_attr("status", "budget")
+        trial.set_user_attr("reason", f"the budget of {budget} complete trials is met by "
+                                      f"{complete} complete and {earlier} running")
+        raise optuna.TrialPruned("trial budget met")
+
+
 def _earlier(trial: optuna.Trial, params: Mapping[str, Any]) -> optuna.trial.FrozenTrial | None:
+    """The trial that measured *params* before: finished by its own worker (not failed because
+    the worker died, not killed after its status was set), not itself a repeat."""
     states = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.FAIL)
     for t in trial.study.get_trials(deepcopy=False, states=states):
-        if t.params == params and "repeat_of" not in t.user_attrs and t.number != trial.number \
-                and "status" in t.user_attrs:
+        attrs = t.user_attrs
+        if t.params == params and "repeat_of" not in attrs and t.number != trial.number \
+                and "status" in attrs and "worker_died" not in attrs and \
+                not (t.state == optuna.trial.TrialState.FAIL and attrs["status"] == "ok"):
             return t
     return None
 

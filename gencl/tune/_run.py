@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gencl._json import dumps_json
 from gencl.errors import GenclError
 
 
@@ -162,7 +163,7 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
                              progress=progress)
     summary["goal"] = goal_check(summary)
     summary["profile_sources"] = dict(params.sources)
-    (folder / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
+    (folder / "summary.json").write_text(dumps_json(summary, indent=1))
     plot_convergence(runs, summary["best_time_s"], folder / "convergence.png",
                      f"{spec.name} on {summary['device']}: {summary['space_size']} variants, "
                      f"{seeds} seeds")

@@ -51,6 +51,8 @@ def _open(url: str) -> BaseStorage:
     import warnings
 
     url = _postgres_driver(url)
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # heartbeat options are marked experimental

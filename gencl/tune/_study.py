@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import time
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import optuna
 from optuna.samplers import BaseSampler, GridSampler, RandomSampler, TPESampler
-from optuna.study import MaxTrialsCallback
-from optuna.trial import TrialState
+from optuna.trial import FrozenTrial, TrialState
 
+from gencl._json import dumps_json
 from gencl.errors import GenclError
-from gencl.tune._objective import Evaluator, VariantFailed, make_objective
+from gencl.tune._objective import WORKER_ATTR, Evaluator, VariantFailed, make_objective
 from gencl.tune._sampler import ModelGuidedSampler, params_key
 from gencl.tune._space import SearchSpace
 
@@ -57,18 +61,130 @@ def predictions(spec: Any, space: SearchSpace, sizes_of: Any, params: Any, *,
 
 def run_study(spec: Any, space: SearchSpace, evaluator: Evaluator, *, study_name: str,
               storage: Any, sampler: BaseSampler, trials: int,
-              on_result: Any = None) -> optuna.Study:
-    """Run trials until the study holds *trials* finished ones (shared by every worker)."""
+              on_result: Any = None, poll_s: float = 0.5) -> optuna.Study:
+    """Run trials until the study holds *trials* COMPLETE ones, counted over every run and
+    every worker on the storage; a rerun of a finished study adds none.
+
+    Before each trial: trials left RUNNING by a worker process that no longer runs are failed and
+    their points queued again (gencl.tune._study.fail_dead_workers; Optuna's heartbeat does the
+    same for RDB storages after its grace period, for workers on other hosts); the budget is
+    checked, so no trial starts once it is met, and a worker waits while the trials other workers
+    are running could meet it. Stops early when every point of the space has been tried.
+    """
+    if trials < 1:
+        raise GenclError(f"--trials {trials}: must be at least 1")
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # failures are in user attrs
     study = optuna.create_study(study_name=study_name, storage=storage, sampler=sampler,
                                 direction="minimize", load_if_exists=True)
-    study.set_user_attr("spec", spec.name)
-    study.set_user_attr("fixed", json.dumps(space.fixed, default=str))
-    objective = make_objective(spec, space, evaluator, on_result=on_result)
-    study.optimize(objective, catch=(VariantFailed,), gc_after_trial=False,
-                   callbacks=[MaxTrialsCallback(trials, states=(
-                       TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED))])
+    if study.user_attrs.get("spec") != spec.name:
+        study.set_user_attr("spec", spec.name)
+    fixed = json.dumps(space.fixed, default=str)
+    if study.user_attrs.get("fixed") != fixed:
+        study.set_user_attr("fixed", fixed)
+    objective = make_objective(spec, space, evaluator, on_result=on_result, budget=trials)
+    while True:
+        fail_dead_workers(study)
+        _fail_stale_heartbeats(study)
+        finished = study.get_trials(deepcopy=False, states=(
+            TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED))
+        complete = sum(t.state == TrialState.COMPLETE for t in finished)
+        if complete >= trials or _exhausted(finished, space, sampler, study):
+            break
+        running = [t for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+                   if not _orphan(t)]
+        if complete + len(running) >= trials:
+            time.sleep(poll_s)  # other workers' trials may meet the budget: wait for them
+            continue
+        study.optimize(objective, n_trials=1, catch=(VariantFailed,), gc_after_trial=False)
     return study
+
+
+def _exhausted(finished: list[FrozenTrial], space: SearchSpace, sampler: BaseSampler,
+               study: optuna.Study) -> bool:
+    """Every point of the space tried (what is left can only repeat answers)."""
+    if isinstance(sampler, GridSampler) and sampler.is_exhausted(study):
+        return True
+    tried = {json.dumps(t.params, sort_keys=True) for t in finished
+             if t.user_attrs.get("status") != "budget" and "worker_died" not in t.user_attrs}
+    return len(tried) >= space.size
+
+
+# {{{ trials of workers that died
+
+def _process_start(pid: int) -> str | None:
+    """When process *pid* started (Linux /proc), so a reused pid is not taken for the worker."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return fields[19]  # field 22 of stat(5): starttime in clock ticks since boot
+    except (OSError, IndexError):
+        return None
+
+
+def this_worker() -> dict[str, Any]:
+    """What a trial records about the process running it (system attr ``gencl:worker``)."""
+    return {"host": socket.gethostname(), "pid": os.getpid(),
+            "started": _process_start(os.getpid())}
+
+
+def _worker_gone(record: Mapping[str, Any]) -> bool:
+    """True when the worker of *record* ran on this host and its process no longer runs."""
+    if not isinstance(record, Mapping) or record.get("host") != socket.gethostname():
+        return False  # another host: Optuna's heartbeat (RDB storages) is the judge
+    pid = record.get("pid")
+    if not isinstance(pid, int) or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass  # it runs, as another user
+    started = _process_start(pid)
+    return record.get("started") is not None and started is not None and \
+        started != record["started"]
+
+
+def _orphan(t: FrozenTrial, after_s: float = 120.0) -> bool:
+    """A RUNNING trial with no worker record, started long ago: its worker died between Optuna
+    creating the trial and the objective recording itself. Nobody can tell whether it runs; it
+    does not hold back the budget (Optuna's heartbeat fails it on RDB storages)."""
+    import datetime as _dt
+
+    return WORKER_ATTR not in t.system_attrs and t.datetime_start is not None and \
+        (_dt.datetime.now() - t.datetime_start).total_seconds() > after_s
+
+
+def fail_dead_workers(study: optuna.Study) -> list[FrozenTrial]:
+    """Fail the RUNNING trials whose worker process (on this host) is gone, and queue their
+    points again so they are measured in this run. Returns the trials failed."""
+    storage = study._storage
+    failed = []
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        record = t.system_attrs.get(WORKER_ATTR)
+        if record is None or not _worker_gone(record):
+            continue
+        try:
+            storage.set_trial_user_attr(t._trial_id, "worker_died",
+                                        f"pid {record.get('pid')} on {record.get('host')}")
+            if storage.set_trial_state_values(t._trial_id, TrialState.FAIL):
+                failed.append(t)
+        except (optuna.exceptions.UpdateFinishedTrialError, RuntimeError):
+            continue  # another worker failed it first
+    for t in failed:
+        study.enqueue_trial(t.params, user_attrs={"retry_of": t.number})
+    return failed
+
+
+def _fail_stale_heartbeats(study: optuna.Study) -> None:
+    from optuna.storages import fail_stale_trials
+    from optuna.storages._heartbeat import is_heartbeat_enabled
+
+    if is_heartbeat_enabled(study._storage):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # experimental
+            fail_stale_trials(study)
+
+# }}}
 
 
 def best_trial(study: optuna.Study) -> optuna.trial.FrozenTrial | None:
@@ -91,6 +207,6 @@ def write_best(study: optuna.Study, spec: Any, space: SearchSpace, out_dir: str 
     counts = {s.name.lower(): sum(t.state == s for t in study.trials) for s in TrialState}
     record = {**header, "study": study.study_name, "point": point, "median_s": best.value,
               "trial": best.number, "user_attrs": best.user_attrs, "trials": counts}
-    (out / "best.json").write_text(json.dumps(record, indent=1, default=str))
+    (out / "best.json").write_text(dumps_json(record, indent=1))
     (out / "best.cl").write_text(generate(spec, point).source)
     return out / "best.json"

@@ -1,8 +1,9 @@
 """Several worker processes on one study: one per GPU where there are several.
 
 Each worker is the same ``gencl tune`` command attached to the same storage and study name; the
-trial budget is the study's (Optuna's MaxTrialsCallback), so N workers share it. Workers on other
-machines run the same command against a PostgreSQL URL.
+trial budget is the study's (``--trials`` complete trials, checked before each trial: see
+gencl.tune._study.run_study), so N workers share it and together never overrun it. Workers on
+other machines run the same command against a PostgreSQL URL.
 """
 
 from __future__ import annotations

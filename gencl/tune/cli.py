@@ -4,28 +4,35 @@ from __future__ import annotations
 
 import argparse
 
-from gencl._commands import command, parse_knobs, parse_sizes
+from gencl._commands import (
+    command, knob_item, parse_knobs, parse_sizes, positive_int, seed_int, size_item)
 
 
 def _cfg_tune(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", help="tuning kernel (tuning/) or spec name or path")
     p.add_argument("--device", help="device index or name substring")
-    p.add_argument("--size", action="append", metavar="NAME=INT", help="override a problem size")
+    p.add_argument("--size", action="append", type=size_item, metavar="NAME=INT",
+                   help="override a problem size")
     p.add_argument("--quick", action="store_true", help="small sizes")
-    p.add_argument("--knob", action="append", metavar="NAME=VALUE", help="fix an axis")
-    p.add_argument("--trials", type=int, default=40, help="finished trials in the study (40)")
+    p.add_argument("--knob", action="append", type=knob_item, metavar="NAME=VALUE",
+                   help="fix an axis")
+    p.add_argument("--trials", type=positive_int, default=40,
+                   help="complete trials the study holds when done, counted over every run "
+                        "and worker (40)")
     p.add_argument("--sampler", default="guided", help="guided | tpe | random | grid (guided)")
-    p.add_argument("--seed", type=int, help="sampler seed")
+    p.add_argument("--seed", type=seed_int, help="sampler seed")
     p.add_argument("--storage", help="Optuna storage URL, or journal:PATH (default: SQLite file "
                    "next to the results)")
     p.add_argument("--study", help="study name (default <spec>-<sampler>)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes on one study")
+    p.add_argument("--workers", type=positive_int, default=1,
+                   help="worker processes on one study")
     p.add_argument("--replay", metavar="CACHE", help="answer from a measured space, no device")
     p.add_argument("--simulate", action="store_true",
                    help="compare strategies over --cache (20 seeds); writes tuning/summary.json")
     p.add_argument("--cache", help="measured space for --simulate")
-    p.add_argument("--seeds", type=int, default=20, help="seeds per strategy in --simulate")
-    p.add_argument("--max-evals", type=int, help="evaluation budget per simulated search")
+    p.add_argument("--seeds", type=positive_int, default=20,
+                   help="seeds per strategy in --simulate")
+    p.add_argument("--max-evals", type=positive_int, help="evaluation budget per simulated search")
     p.add_argument("--strategies", help="comma-separated strategies for --simulate, e.g. "
                    "tpe,random,kt_bayes_opt (kt_<name>: a Kernel Tuner strategy; default: guided,"
                    "tpe,random and the --kt-strategies)")
@@ -42,7 +49,11 @@ def _cfg_tune(p: argparse.ArgumentParser) -> None:
 def cmd_tune(args: argparse.Namespace) -> int:
     """Autotune a kernel with Optuna (model-guided), or simulate search strategies on a cache."""
     from gencl import api
+    from gencl.errors import GenclError
+    from gencl.tune import SAMPLERS
 
+    if args.sampler not in SAMPLERS:
+        raise GenclError(f"--sampler {args.sampler}: expected one of {', '.join(SAMPLERS)}")
     if args.simulate:
         return _simulate(args)
     run = api.tune(args.spec, device=args.device, trials=args.trials, sampler=args.sampler,

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from gencl._commands import command
+from gencl._commands import command, positive_float, positive_int
+from gencl._json import dumps_json
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -17,14 +17,14 @@ def _configure(p: argparse.ArgumentParser) -> None:
                    help="also run each variant on oclgrind (races, uninitialized, out of bounds)")
     p.add_argument("--ptx", action="store_true",
                    help="inspect PTX on NVIDIA (skipped, and said so, elsewhere)")
-    p.add_argument("--sample", type=int, metavar="N",
+    p.add_argument("--sample", type=positive_int, metavar="N",
                    help="at most N points per spec (pairwise covering sample)")
     p.add_argument("--all", action="store_true", help="every point of every space")
     p.add_argument("--json", metavar="FILE", help="write the JSON report here (PTX and build "
                    "logs go to FILE's folder, <stem>_ptx/)")
     p.add_argument("--results", action="store_true",
                    help="write the report to bench_results/<device-slug>/verify.json")
-    p.add_argument("--oclgrind-timeout", type=float, default=120.0, metavar="S",
+    p.add_argument("--oclgrind-timeout", type=positive_float, default=120.0, metavar="S",
                    help="seconds per variant on oclgrind before it counts as hung (120)")
 
 
@@ -51,6 +51,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     print_report(report)
     if path:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report.to_json(), indent=1, default=str))
+        path.write_text(dumps_json(report.to_json(), indent=1))
         print(f"report: {path}")
     return 0 if report.ok else 1

@@ -39,13 +39,11 @@ def test_in_memory_specs_generate_in_process_and_differ_by_program():
     spec = gencl.load(in_memory(LAPLACE_KNOBS))
     points = [dict(p) for p in spec.points()][:3]
     variants = generate_many(spec, points, workers=2)  # no file a worker could load: in-process
-    assert [v.id for v in variants] == [variant_id(spec.name, spec.source_hash, p)
-                                        for p in points]
+    assert [v.id for v in variants] == [variant_id(spec, p) for p in points]
     assert all("__kernel" in v.source for v in variants)
     other = gencl.load(in_memory(LAPLACE_KNOBS.replace("4 * u[i + 1", "5 * u[i + 1")))
     assert other.name == spec.name and other.source_hash != spec.source_hash
-    assert variant_id(spec.name, spec.source_hash, points[0]) != \
-        variant_id(other.name, other.source_hash, points[0])
+    assert variant_id(spec, points[0]) != variant_id(other, points[0])
     again = gencl.load(dataclasses.replace(in_memory(LAPLACE_KNOBS)))
     assert again.source_hash == spec.source_hash  # the identity is the program, not the object
 

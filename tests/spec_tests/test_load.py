@@ -44,6 +44,24 @@ BROKEN = {
     "missing_reference": (GOOD.replace('reference=lambda v, p, s: {"y": 2 * v["x"]},', ""),
                           "reference"),
     "no_spec": (GOOD.replace("SPEC = ", "OTHER = "), "SPEC"),
+    # the spec's own functions, called on the probe point at load time
+    "negative_size": (GOOD.replace('{"n": 100}', '{"n": -5}'), "sizes.n"),
+    "sizes_not_a_dict": (GOOD.replace('{"n": 100}', '[100]'), "sizes"),
+    "sizes_raises": (GOOD.replace('{"n": 100}', '{"n": 1 // 0}'), "sizes"),
+    "undefined_array": (GOOD.replace('"y[i] = 2 * x[i]"', '"y[i] = 2 * z[i]"'), "program"),
+    "program_returns_none": (GOOD.replace("def program(point):\n",
+                                          "def program(point):\n    return None\n"), "program"),
+    "reference_raises": (GOOD.replace('2 * v["x"]}', '2 * v["q"]}'), "reference"),
+    "reference_wrong_shape": (GOOD.replace('2 * v["x"]}', '2 * v["x"][:50]}'), "reference.y"),
+    "reference_wrong_dtype": (GOOD.replace('2 * v["x"]}', '2 * v["x"].astype(float)}'),
+                              "reference.y"),
+    "reference_not_an_output": (GOOD.replace('{"y": 2 * v["x"]}', '{"x": 2 * v["x"]}'),
+                                "reference.x"),
+    "inputs_wrong_dtype": (GOOD.replace(".astype(np.float32)}", "}"), "inputs.x"),
+    "inputs_missing": (GOOD.replace('{"x": rng', '{"xx": rng'), "inputs"),
+    # the import itself
+    "sys_exit": (GOOD + "\nimport sys\nsys.exit(3)\n", "line 22"),  # the sys.exit line
+    "keyboard_interrupt": (GOOD + "\nraise KeyboardInterrupt\n", "import"),
 }
 
 
@@ -89,3 +107,45 @@ def test_cli_rejects_knob_outside_space(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "gencl", "generate", str(path), "--knob",
                            "tile=4", "--out", str(tmp_path / "o")], capture_output=True, text=True)
     assert proc.returncode == 2 and "unknown knob" in proc.stderr
+
+
+def test_import_that_hangs_is_cut_off(tmp_path, monkeypatch):
+    import loopy  # noqa: F401 -- imported already, so the time limit falls in the loop
+
+    monkeypatch.setenv("GENCL_SPEC_TIMEOUT_S", "1")
+    text = GOOD + "\nwhile True:\n    pass\n"
+    loop = text.splitlines().index("while True:") + 1
+    path = _write(tmp_path, "hang", text)
+    with pytest.raises(SpecError, match="longer than 1 s") as info:
+        load_spec(str(path))
+    assert info.value.file == str(path)
+    assert info.value.field in (f"line {loop}", f"line {loop + 1}")
+    path = _write(tmp_path, "sizes_hang", GOOD.replace('{"n": 100}', '[0 for _ in iter(int, 1)]'))
+    with pytest.raises(SpecError, match="did not return within 1 s") as info:
+        load_spec(str(path))
+    assert info.value.field == "sizes"
+
+
+def test_a_directory_is_said_to_be_one(tmp_path):
+    with pytest.raises(SpecError, match="is a directory"):
+        load_spec(str(tmp_path))
+
+
+def test_probe_runs_once_per_spec_identity(tmp_path, monkeypatch):
+    """The probe's outcome is cached on disk: a second load calls sizes() no more; an edit does."""
+    from gencl.spec import _load
+
+    monkeypatch.setenv("GENCL_CACHE_DIR", str(tmp_path / "cache"))
+    calls = tmp_path / "calls"
+    counting = GOOD.replace('sizes=lambda p, d, q: {"n": 100},', 'sizes=sizes,').replace(
+        "SPEC = ", f"def sizes(p, d, q):\n    open({str(calls)!r}, 'a').write('x')\n"
+                   "    return {'n': 100}\n\nSPEC = ")
+    path = _write(tmp_path, "counting", counting)
+    spec = load_spec(str(path))
+    assert spec.size_names == ("n",) and calls.read_text() == "x"
+    _load._CACHE.clear()  # a new command: nothing in memory
+    load_spec(str(path))
+    assert calls.read_text() == "x"
+    path.write_text(counting.replace("2 * x[i]", "3 * x[i]").replace('2 * v["x"]', '3 * v["x"]'))
+    load_spec(str(path))
+    assert calls.read_text() == "xx"

@@ -12,8 +12,17 @@ from optuna.trial import TrialState
 from gencl.model import params_from
 from gencl.spec import load_spec
 from gencl.tune import (
-    ModelGuidedSampler, ReplayEngine, SearchSpace, export_t4, fixed_from_records, make_sampler,
-    open_storage, params_key, predictions, run_study)
+    ModelGuidedSampler,
+    ReplayEngine,
+    SearchSpace,
+    export_t4,
+    fixed_from_records,
+    make_sampler,
+    open_storage,
+    params_key,
+    predictions,
+    run_study,
+)
 
 
 def _space(replay):
@@ -30,9 +39,14 @@ def test_study_survives_failures_and_resumes(kind, tmp_path, cache_with_failures
     study = run_study(spec, space, replay, study_name="t", storage=open_storage(url),
                       sampler=make_sampler("grid", space, seed=0), trials=8)
     done = {t.number: t.value for t in study.trials if t.state == TrialState.COMPLETE}
-    assert len(study.trials) == 8
-    # a second run on the same storage continues the same study over the whole grid (20 points:
-    # 15 in the space, 5 excluded by the spec); nothing finished is lost
+    assert len(done) == 8                                   # --trials counts complete trials
+    # a rerun of a finished study adds none
+    n_trials = len(study.trials)
+    again = run_study(spec, space, replay, study_name="t", storage=open_storage(url),
+                      sampler=make_sampler("grid", space, seed=0), trials=8)
+    assert len(again.trials) == n_trials
+    # a second run with a larger budget continues the same study over the whole grid (20 points:
+    # 15 in the space, 5 excluded by the spec) and stops there; nothing finished is lost
     study2 = run_study(spec, space, replay, study_name="t", storage=open_storage(url),
                        sampler=make_sampler("grid", space, seed=0), trials=20)
     again = {t.number: t.value for t in study2.trials if t.state == TrialState.COMPLETE}

@@ -79,9 +79,9 @@ def _check_two_workers(cache, url, tmp_path):
     trials = _finished(url, "two")
     numbers = sorted(t.number for t in trials)
     assert numbers == list(range(len(numbers)))            # none lost, none numbered twice
-    done = [t for t in trials if t.state in (TrialState.COMPLETE, TrialState.FAIL,
-                                             TrialState.PRUNED)]
-    assert 24 <= len(done) <= 25                           # the shared budget (one may overrun)
+    complete = [t for t in trials if t.state == TrialState.COMPLETE]
+    assert len(complete) == 24                             # the shared budget, exactly
+    assert not [t for t in trials if t.state == TrialState.RUNNING]
     assert len({t._trial_id for t in trials}) == len(trials)
     return trials
 
@@ -115,6 +115,6 @@ def test_killed_worker_loses_nothing_finished(cache, postgres_url, tmp_path):
     after = {t.number: (t.params, t.value) for t in _finished(postgres_url, "kill")
              if t.state == TrialState.COMPLETE}
     assert all(after[n] == v for n, v in before.items())   # nothing finished is lost
-    finished = [t for t in _finished(postgres_url, "kill")
-                if t.state in (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)]
-    assert len(finished) >= 30
+    trials = _finished(postgres_url, "kill")
+    assert sum(t.state == TrialState.COMPLETE for t in trials) == 30
+    assert not [t for t in trials if t.state == TrialState.RUNNING]

@@ -1,0 +1,78 @@
+"""Results files: a rerun resumes its own run and refuses to mix in another's; standard JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gencl.errors import GenclError
+from gencl.measure import Measurement, ResultsFile
+
+HEADER = {"schema_version": "1.0", "spec": "copy", "quick": True, "size_overrides": {},
+          "device": {"name": "cpu"}}
+
+
+def _measurement(vid: str, **extra) -> Measurement:
+    return Measurement(vid, "copy", {"v": 1}, {"n": 64}, "wrong_answer", "x", **extra)
+
+
+def _strict(text: str):
+    def refuse(name):
+        raise AssertionError(f"not standard JSON: {name}")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_resume_of_the_same_run_keeps_what_finished(tmp_path):
+    path = tmp_path / "r.json"
+    sink = ResultsFile(path, HEADER)
+    sink.add(_measurement("a"))               # killed here: only the partial file exists
+    again = ResultsFile(path, {**HEADER, "date": "later"})
+    assert again.done_ids == {"a"}
+    again.add(_measurement("b"))
+    again.close()
+    data = _strict(path.read_text())
+    assert [r["variant_id"] for r in data["results"]] == ["a", "b"]
+
+
+@pytest.mark.parametrize("change", [{"size_overrides": {"n": 4096}}, {"quick": False},
+                                    {"spec": "read_bandwidth"}, {"device": {"name": "gpu"}}])
+@pytest.mark.parametrize("finished", [False, True])
+def test_another_run_is_refused_not_mixed(tmp_path, change, finished):
+    path = tmp_path / "r.json"
+    sink = ResultsFile(path, HEADER)
+    sink.add(_measurement("a"))
+    if finished:
+        sink.close()
+    with pytest.raises(GenclError, match="another --json path, or delete") as info:
+        ResultsFile(path, {**HEADER, **change})
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_non_finite_numbers_are_written_as_null(tmp_path):
+    path = tmp_path / "r.json"
+    sink = ResultsFile(path, HEADER)
+    sink.add(_measurement("a", max_error=float("inf")))
+    sink.add(_measurement("b", max_error=float("nan"), ci95_s=float("inf")))
+    partial = path.with_name(path.name + ".partial.jsonl").read_text()
+    assert all(_strict(line) for line in partial.splitlines())
+    sink.close()
+    results = _strict(path.read_text())["results"]
+    assert results[0]["max_error"] is None and results[1]["ci95_s"] is None
+    assert Measurement.from_json(results[0]).max_error is None
+
+
+def test_gencl_run_with_other_sizes_refuses_the_file(tmp_path, capsys):
+    from gencl.cli import main
+
+    path = tmp_path / "copy.json"
+    run = ["run", "copy", "--quick", "--knob", "dtype=float32", "--knob", "vector_width=4",
+           "--repeats", "3", "--json", str(path)]
+    assert main([*run, "--size", "n=4096"]) == 0, capsys.readouterr().err
+    header = _strict(path.read_text())
+    assert header["size_overrides"] == {"n": 4096} and header["quick"] is True
+    assert header["results"][0]["sizes"]["n"] == 4096
+    capsys.readouterr()
+    assert main(run) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and str(path) in err and "size_overrides" in err
