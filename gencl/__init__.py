@@ -6,6 +6,8 @@ The tree follows the pipeline: ``spec`` → ``generate`` → ``measure`` → ``c
 
 from __future__ import annotations
 
+import os
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from gencl._version import __version__
@@ -14,6 +16,22 @@ if TYPE_CHECKING:
     from gencl.profile import DeviceProfile
 
 __all__ = ["__version__", "load_profile"]
+
+
+#: Modules whose own warnings the CLI hides unless ``-v``: loopy's scheduler notes ("falling back
+#: to a slow scheduler…") are about loopy, not about the user's kernel.
+_THIRD_PARTY = r"(loopy|pytools|pymbolic|islpy)(\.|$)"
+
+
+def show_third_party_warnings(show: bool) -> None:
+    """Show (``-v``) or hide loopy's own warnings, here and in the worker processes gencl starts
+    (they import gencl and read ``GENCL_VERBOSE``)."""
+    os.environ["GENCL_VERBOSE"] = "1" if show else "0"
+    warnings.filterwarnings("default" if show else "ignore", module=_THIRD_PARTY)
+
+
+if os.environ.get("GENCL_VERBOSE") == "0":  # a worker of a gencl command run without -v
+    warnings.filterwarnings("ignore", module=_THIRD_PARTY)
 
 
 def load_profile(path: Any) -> DeviceProfile:

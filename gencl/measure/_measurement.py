@@ -22,6 +22,23 @@ def device_error_status(exc: BaseException) -> str:
     return "out_of_resources" if any(code in str(exc) for code in DOES_NOT_FIT) else "error"
 
 
+def dominant_failure(records: Sequence[Any]) -> tuple[str, str, int]:
+    """(status, reason, count) of the most common failure among measurement records (dicts
+    or Measurements): what a run that measured nothing should say first."""
+    from collections import Counter
+
+    def fields(r: Any) -> tuple[str, str]:
+        status = r.get("status") if isinstance(r, dict) else r.status
+        reason = (r.get("reason") if isinstance(r, dict) else r.reason) or ""
+        return str(status), (reason.strip().splitlines() or [""])[0][:300]
+
+    failed = [fields(r) for r in records if fields(r)[0] != "ok"]
+    if not failed:
+        return "no_measurement", "no variant was run", 0
+    (status, reason), count = Counter(failed).most_common(1)[0]
+    return status, reason, count
+
+
 @dataclass(frozen=True)
 class Measurement:
     """One variant measured (or why not).

@@ -62,12 +62,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _print_comparison(a, b, rows) -> None:  # noqa: ANN001 -- printing edge
-    from rich.console import Console
-    from rich.table import Table
-
     from gencl.profile._report import fmt
+    from gencl.report_console import make_console, make_table
 
-    table = Table(title="gencl profiles compared (ratio = B / A)")
+    console = make_console()
+    table = make_table(title="gencl profiles compared (ratio = B / A)", console=console)
     table.add_column("characteristic")
     table.add_column(f"A: {a.device_json.get('name')}", justify="right")
     table.add_column(f"B: {b.device_json.get('name')}", justify="right")
@@ -75,4 +74,4 @@ def _print_comparison(a, b, rows) -> None:  # noqa: ANN001 -- printing edge
     for r in rows:
         table.add_row(r.name, fmt(r.a, r.unit), fmt(r.b, r.unit),
                       f"{r.ratio:.3g}" if r.ratio is not None else "–")
-    Console(width=140).print(table)
+    console.print(table)
