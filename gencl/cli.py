@@ -166,24 +166,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         print_measurements(spec, sink.results, engine.info)
         print(f"{len(results)} run, {len(measured)} measured; results: {path}")
     if results and not measured:
-        print(f"gencl: error: {nothing_measured(sink.results, engine.info)}", file=sys.stderr)
+        from gencl.measure import explain_failure
+
+        print(f"gencl: error: {explain_failure(sink.results, engine.info)}", file=sys.stderr)
         return 1
     return 0
 
-
-def nothing_measured(records: Sequence[dict[str, Any]], device: Any) -> str:
-    """One line for a run where nothing could be measured: the dominant reason and the fix."""
-    from gencl.measure import dominant_failure
-
-    status, reason, count = dominant_failure(records)
-    what = {"build_error": "every build failed", "wrong_result": "every result was wrong",
-            "timeout": "every launch timed out"}.get(status, f"nothing measured ({status})")
-    if count < len(records):
-        what = f"nothing measured ({count} of {len(records)}: {status})"
-    fix = ("install Debian's PoCL (apt-get install pocl-opencl-icd) or Intel's CPU runtime "
-           "(pip install 'gencl[intel]'), then gencl devices"
-           if status == "build_error" else "see the reasons in the results file")
-    return f"{what} on {device.name} ({device.slug}): {reason} — {fix}"
 
 # }}}
 

@@ -89,3 +89,40 @@ def print_measurements(spec: Any, results: Sequence[dict[str, Any]], device: Any
             row += [r["status"], reason, "", "", ""]
         table.add_row(*row)
     console.print(table)
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 \
+        else f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class ProgressLine:
+    """``label: k/N (elapsed, ETA)`` on stderr for a long loop: rewritten in place on a terminal,
+    a new line at most every *every_s* seconds (and at the end) in a log."""
+
+    def __init__(self, label: str, total: int, *, every_s: float = 10.0, file: Any = None) -> None:
+        import time
+
+        self.label, self.total, self.every_s = label, total, every_s
+        self.file = file or sys.stderr
+        self.tty = self.file.isatty()
+        self.start = self._last = time.monotonic()
+
+    def __call__(self, done: int, note: str = "") -> None:
+        import time
+
+        now = time.monotonic()
+        final = done >= self.total
+        if not (self.tty or final or now - self._last >= self.every_s):
+            return
+        self._last = now
+        elapsed = now - self.start
+        eta = elapsed / done * (self.total - done) if done else None
+        text = (f"{self.label}: {done}/{self.total} ({_duration(elapsed)} elapsed"
+                + (f", ETA {_duration(eta)}" if eta is not None and not final else "") + ")"
+                + (f" {note}" if note else ""))
+        if self.tty:
+            print("\r" + text + "\033[K", end="\n" if final else "", file=self.file, flush=True)
+        else:
+            print(text, file=self.file, flush=True)

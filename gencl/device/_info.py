@@ -260,28 +260,33 @@ def list_devices() -> list[DeviceInfo]:
 DEFAULT_PREFERENCE = ("pocl-system", "intel-cpu", "pocl-pypi", "pocl-other", "other", "oclgrind")
 
 
+def _kind(platform: str, name: str, device_type: str, library: str) -> str:
+    """The ``DEFAULT_PREFERENCE`` entry a device falls under."""
+    if _is_pocl(platform):
+        origin = library_source(library)
+        return "pocl-pypi" if origin == "pypi" else "pocl-other" if not origin else "pocl-system"
+    slug = device_slug(platform, name, device_type, library)
+    return slug if slug in ("intel-cpu", "oclgrind") else "other"
+
+
 def preference(info: DeviceInfo) -> int:
     """Rank of *info* in ``DEFAULT_PREFERENCE`` (lower is preferred)."""
-    if _is_pocl(info.platform):
-        origin = library_source(info.library)
-        kind = "pocl-pypi" if origin == "pypi" else "pocl-other" if not origin else "pocl-system"
-    elif info.slug in ("intel-cpu", "oclgrind"):
-        kind = info.slug
-    else:
-        kind = "other"
-    return DEFAULT_PREFERENCE.index(kind)
+    return DEFAULT_PREFERENCE.index(_kind(info.platform, info.name, info.device_type,
+                                          info.library))
 
 
-def _fix_for(info: DeviceInfo, reason: str) -> str:
-    """What to try when *info* is unusable: the other CPU runtimes, and any compile setting."""
+def fix_for(device: DeviceInfo | Mapping[str, Any]) -> str:
+    """What to try when *device* (DeviceInfo or its JSON) cannot build or run kernels: any
+    compile setting in the environment, and the CPU runtimes other than this one."""
     from gencl.device._health import CPU_RUNTIMES, compile_env
 
+    get = device.get if isinstance(device, Mapping) else \
+        lambda key, default="": getattr(device, key, default)
     env = [f"{k}={v}" for k, v in compile_env().items() if k != "OCL_ICD_VENDORS"]
     fixes = [f"check the environment ({', '.join(env)})"] if env else []
-    if info.device_type == "CPU":
-        rank = preference(info)
-        fixes.append(" or ".join(how for kind, how in CPU_RUNTIMES
-                                 if DEFAULT_PREFERENCE.index(kind) != rank))
+    if str(get("device_type", "")).upper() == "CPU":
+        kind = _kind(*(str(get(k, "")) for k in ("platform", "name", "device_type", "library")))
+        fixes.append(" or ".join(how for other, how in CPU_RUNTIMES if other != kind))
     else:
         fixes.append("choose another device (gencl devices)")
     return "; ".join(fixes)
@@ -299,7 +304,7 @@ def device_health(info: DeviceInfo, cl_device: Any = None) -> Any:
     key = probe_key(info.platform, info.platform_version, info.name, info.driver, info.library)
     health = cached_probe(cl_device, key)
     return health if health.usable else dataclasses.replace(
-        health, fix=_fix_for(info, health.reason))
+        health, fix=fix_for(info))
 
 
 def _unusable_error(info: DeviceInfo, health: Any, selector: Any) -> DeviceError:

@@ -130,9 +130,15 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
 
 
 def find_summary(slug: str, root: str | Path = "bench_results") -> Path | None:
-    """``bench_results/<slug>/summary.json`` when a profile of that device was committed."""
-    path = Path(root) / slug / "summary.json"
-    return path if path.is_file() else None
+    """``bench_results/<slug>/summary.json`` when a profile of that device was committed (also
+    under the slug's old or new name: ``pocl-cpu`` results were PyPI's PoCL, ``pocl-pypi-cpu``)."""
+    from gencl.device import slug_aliases
+
+    for name in slug_aliases(slug):
+        path = Path(root) / name / "summary.json"
+        if path.is_file():
+            return path
+    return None
 
 
 def load_params(device: Mapping[str, Any], *, summary_path: str | Path | None = None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -30,6 +31,7 @@ def _cfg_space(p: argparse.ArgumentParser) -> None:
                    "limits (nvidia: 1024 work items, 48 KiB local)")
     p.add_argument("--out", help="folder (default bench_results/<device>/<spec>; with --quick "
                    "out/<device>/<spec>)")
+    p.add_argument("--json", action="store_true", help="print the space's summary as JSON")
 
 
 def _fixed(spec, args: argparse.Namespace) -> dict:
@@ -112,10 +114,10 @@ def _measure(spec, args, fixed, shard, always) -> int:
             done = progress.count = getattr(progress, "count", 0) + 1
             if done % 50 == 0 or done == total:
                 print(f"  {done}/{total} measured ({time.perf_counter() - start:.0f} s)",
-                      flush=True)
+                      flush=True, file=sys.stderr)
 
         print(f"{spec.name}: {len(points)} points in this call (space on {engine.info.name}: "
-              f"{len(full)}), n={n}, {args.dtype}", flush=True)
+              f"{len(full)}), n={n}, {args.dtype}", flush=True, file=sys.stderr)
         measure_space(spec, engine, points, sizes_of, sink, on_result=progress)
     sink.close()
     from gencl.generate import variant_id
@@ -137,6 +139,19 @@ def _measure(spec, args, fixed, shard, always) -> int:
     write_report(out, spec, sink.results, header, summary, sampled=args.sample is not None,
                  skipped_peers=skipped, copy=copy)
     best = summary["best_time_s"]
-    print(f"{summary['measured']}/{summary['space_size']} measured; best "
-          f"{best * 1e6 if best else float('nan'):.1f} µs/sweep; report: {out / 'report.md'}")
-    return 0
+    if args.json:
+        print(json.dumps({**summary, "report": str(out / "report.md")}, indent=1, default=str))
+    else:
+        print(f"{summary['measured']}/{summary['space_size']} measured; best "
+              f"{best * 1e6 if best else float('nan'):.1f} µs/sweep; report: {out / 'report.md'}")
+    return _nothing_measured(sink.results, engine.info) if args.peers != "only" else 0
+
+
+def _nothing_measured(records, device) -> int:
+    """Exit status 1, with the dominant cause and its fix, when no variant was measured."""
+    from gencl.measure import explain_failure
+
+    if any(r.get("status") == "ok" for r in records):
+        return 0
+    print(f"gencl: error: {explain_failure(records, device)}", file=sys.stderr)
+    return 1

@@ -46,19 +46,22 @@ def make_sampler(name: str, space: SearchSpace, *, seed: int | None = None,
 
 
 def predictions(spec: Any, space: SearchSpace, sizes_of: Any, params: Any, *,
-                workers: int | None = None) -> dict[str, float]:
-    """Predicted time of every point of the space, keyed by Optuna params."""
+                workers: int | None = None, progress: Any = None) -> dict[str, float]:
+    """Predicted time of every point of the space, keyed by Optuna params (*progress*: called
+    with the number of points predicted so far)."""
     from gencl.model import predict_points
 
     points = space.points()
-    preds = predict_points(spec, points, [sizes_of(p) for p in points], params, workers=workers)
+    preds = predict_points(spec, points, [sizes_of(p) for p in points], params, workers=workers,
+                           progress=progress)
     return {params_key(space.encode(p)): pr.time_s for p, pr in zip(points, preds) if pr}
 
 
 def run_study(spec: Any, space: SearchSpace, evaluator: Evaluator, *, study_name: str,
               storage: Any, sampler: BaseSampler, trials: int,
-              on_result: Any = None) -> optuna.Study:
-    """Run trials until the study holds *trials* finished ones (shared by every worker)."""
+              on_result: Any = None, callbacks: Any = ()) -> optuna.Study:
+    """Run trials until the study holds *trials* finished ones (shared by every worker);
+    *callbacks* are Optuna trial callbacks (progress)."""
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # failures are in user attrs
     study = optuna.create_study(study_name=study_name, storage=storage, sampler=sampler,
                                 direction="minimize", load_if_exists=True)
@@ -67,7 +70,7 @@ def run_study(spec: Any, space: SearchSpace, evaluator: Evaluator, *, study_name
     objective = make_objective(spec, space, evaluator, on_result=on_result)
     study.optimize(objective, catch=(VariantFailed,), gc_after_trial=False,
                    callbacks=[MaxTrialsCallback(trials, states=(
-                       TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED))])
+                       TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)), *callbacks])
     return study
 
 

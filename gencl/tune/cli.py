@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from gencl.cli import command, parse_knobs, parse_sizes
@@ -37,6 +38,8 @@ def _cfg_tune(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", help="summary.json for the model (default bench_results/<slug>/)")
     p.add_argument("--out", help="output folder (default bench_results/<slug>/tuning; with --quick "
                    "out/<slug>/tuning)")
+    p.add_argument("--json", action="store_true", help="print the result (best.json, or "
+                   "--simulate's summary) as JSON")
 
 
 @command("tune", _cfg_tune)
@@ -66,14 +69,17 @@ def _simulate(spec, args: argparse.Namespace) -> int:
         spec, replay, params, seeds=args.seeds, max_evals=args.max_evals,
         strategies=strategies, kt_strategies=kt_strategies,
         progress=lambda name, seed: print(f"\r{name} seed {seed + 1}/{args.seeds}   ", end="",
-                                          flush=True))
-    print()
+                                          flush=True, file=sys.stderr))
+    print(file=sys.stderr)
     summary["goal"] = goal_check(summary)
     summary["profile_sources"] = dict(params.sources)
     (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
     plot_convergence(runs, summary["best_time_s"], out / "convergence.png",
                      f"{spec.name} on {summary['device']}: {summary['space_size']} variants, "
                      f"{args.seeds} seeds")
+    if args.json:
+        print(json.dumps(summary, indent=1, default=str))
+        return 0
     for name, med in summary["evals_to_target"].items():
         print(f"{name:>26}: median {med:g} evaluations to within 3 % "
               f"(reached in {summary['reached_share'][name]:.0%} of seeds)")
@@ -122,8 +128,8 @@ def _tune(spec, args: argparse.Namespace) -> int:
 
     from gencl.model import load_params
     from gencl.tune import (
-        DeviceEvaluator, ReplayEngine, SearchSpace, export_t4, make_sampler, open_storage,
-        predictions, run_study, storage_url, write_best)
+        DeviceEvaluator, ReplayEngine, SearchSpace, best_trial, export_t4, make_sampler,
+        open_storage, run_study, storage_url, write_best)
 
     fixed = parse_knobs(args.knob)
     if args.replay:
@@ -162,28 +168,53 @@ def _tune(spec, args: argparse.Namespace) -> int:
         print(f"{args.workers} workers finished (exit codes {codes})")
     else:
         params = load_params(device, summary_path=args.profile)
-        predicted = predictions(spec, space, sizes_of, params) if args.sampler == "guided" \
+        predicted = _predict_space(spec, space, sizes_of, params) if args.sampler == "guided" \
             else {}
         from gencl.tune import knob_preferences
+        from gencl.tune._progress import TrialProgress
 
         sampler = make_sampler(args.sampler, space, seed=args.seed, predicted=predicted,
                                preferred=knob_preferences(spec, params))
         run_study(spec, space, evaluator, study_name=study_name, storage=open_storage(url),
-                  sampler=sampler, trials=args.trials)
+                  sampler=sampler, trials=args.trials, callbacks=[TrialProgress(args.trials)])
         if os.environ.get("GENCL_TUNE_WORKER"):
             return 0
     import optuna
 
     study = optuna.load_study(study_name=study_name, storage=open_storage(url))
+    if best_trial(study) is None:
+        from gencl.measure import explain_failure
+
+        records = [{"status": t.user_attrs.get("status", t.state.name.lower()),
+                    "reason": t.user_attrs.get("reason", "")} for t in study.trials]
+        print(f"gencl: error: study {study_name}: no trial measured a variant; "
+              f"{explain_failure(records, device)}", file=sys.stderr)
+        return 1
     header = {"device": device, "spec": spec.name, "sampler": args.sampler, "storage": url,
               "sizes": dict(parse_sizes(args.size)), "quick": args.quick,
               "replay": args.replay}
     best = write_best(study, spec, space, out, header)
     t4 = export_t4(study, space, out / "t4_results.json", header)
     data = json.loads(best.read_text())
+    if args.json:
+        print(json.dumps({**data, "best_json": str(best), "t4": str(t4)}, indent=1, default=str))
+        return 0
     print(f"best of {len(study.trials)} trials: {data['point']} {data['median_s'] * 1e6:.1f} µs "
           f"(trial {data['trial']}); {best}, {out / 'best.cl'}, {t4}; storage {url}")
     return 0
+
+
+def _predict_space(spec, space, sizes_of, params) -> dict:
+    """The guided sampler's up-front step, said and shown: it takes minutes on a large space."""
+    from gencl.report_console import ProgressLine
+    from gencl.tune import predictions
+
+    total = len(space.points())
+    print(f"model: predicting the time of all {total} variants of {spec.name} before trial 1 "
+          "(loopy's operation and memory counts × the device profile; the guided sampler tries "
+          "the fastest predicted first)", file=sys.stderr, flush=True)
+    return predictions(spec, space, sizes_of, params,
+                       progress=ProgressLine("model: variants predicted", total))
 
 
 def _replay_sizes(replay):
