@@ -60,7 +60,7 @@ def _cfg_devices(p: argparse.ArgumentParser) -> None:
 
 @command("devices", _cfg_devices)
 def cmd_devices(args: argparse.Namespace) -> int:
-    """List OpenCL devices, whether each works (a test kernel is built and run once), the default."""
+    """List OpenCL devices, whether each works (a test kernel is run once), and the default."""
     from gencl.device import default_device_index, device_health, list_devices
     from gencl.errors import DeviceError
     from gencl.report_console import print_devices

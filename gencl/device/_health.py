@@ -31,8 +31,9 @@ __kernel void gencl_probe(__global float *out, __global const float *in)
 """
 
 #: CPU runtimes to suggest when one cannot be used, by their DEFAULT_PREFERENCE kind.
-CPU_RUNTIMES = (("pocl-system", "install Debian's PoCL (apt-get install pocl-opencl-icd, as root)"),
-                ("intel-cpu", "install Intel's CPU runtime (pip install 'gencl[intel]', no root)"))
+CPU_RUNTIMES = (
+    ("pocl-system", "install Debian's PoCL (apt-get install pocl-opencl-icd, as root)"),
+    ("intel-cpu", "install Intel's CPU runtime (pip install 'gencl[intel]', no root)"))
 
 
 @dataclass(frozen=True)

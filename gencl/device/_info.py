@@ -48,12 +48,12 @@ class DeviceInfo:
 
     @property
     def slug(self) -> str:
-        """Folder name under bench_results/: ``pocl-debian-cpu``, ``intel-cpu``, ``nvidia-h200``…"""
+        """Folder name under bench_results/: ``pocl-debian-cpu``, ``intel-cpu``, …"""
         return device_slug(self.platform, self.name, self.device_type, self.library)
 
     @property
     def runtime(self) -> str:
-        """Which runtime this is, in words (PoCL from PyPI, Debian's PoCL, Intel's CPU runtime…)."""
+        """Which runtime this is, in words (PoCL from PyPI, Intel's CPU runtime, …)."""
         return runtime_name(self.platform, self.platform_version, self.library)
 
     @property

@@ -9,7 +9,7 @@ from gencl.measure._run import (
 from gencl.measure._stats import SampleStats, launches_per_sample, summarize
 
 __all__ = ["SCHEMA_VERSION", "STATUSES", "Bound", "BuildFailure", "Built", "Engine", "Measurement",
-           "OpenCLEngine", "ResultsFile", "SampleStats", "compare", "dominant_failure", "explain_failure",
-           "launches_per_sample",
+           "OpenCLEngine", "ResultsFile", "SampleStats", "compare", "dominant_failure",
+           "explain_failure", "launches_per_sample",
            "measure_variant", "poison", "results_header", "run_points", "summarize",
            "verify_variant"]

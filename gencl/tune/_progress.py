@@ -38,10 +38,11 @@ class TrialProgress:
             result = f"{why} {trial.params}"
         complete = [t for t in trials if t.state == TrialState.COMPLETE]
         best = min(complete, key=lambda t: t.value) if complete else None
-        best_text = (f"best so far {best.value * 1e6:,.1f} µs (trial {best.number})" if best
+        best_text = (f"best so far {best.value * 1e6:,.1f} µs (#{best.number})" if best
                      else "no variant measured yet")
         per_trial = (time.monotonic() - self.start) / self.here
         left = max(0, self.total - done)
         eta = f"ETA {_duration(per_trial * left)}" if left else "done"
-        print(f"trial {min(done, self.total)}/{self.total}: {result}; {best_text}; {eta}",
+        print(f"trial {min(done, self.total)}/{self.total} (#{trial.number}): {result}; "
+              f"{best_text}; {eta}",
               file=self.file, flush=True)
