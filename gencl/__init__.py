@@ -19,8 +19,9 @@ __all__ = ["__version__", "load_profile"]
 
 
 #: Modules whose own warnings the CLI hides unless ``-v``: loopy's scheduler notes ("falling back
-#: to a slow scheduler…") are about loopy, not about the user's kernel.
-_THIRD_PARTY = r"(loopy|pytools|pymbolic|islpy)(\.|$)"
+#: to a slow scheduler…") and pyopencl's "non-empty compiler output" are about those libraries,
+#: not about the user's kernel (a build's log is kept with its measurement).
+_THIRD_PARTY = r"(loopy|pytools|pymbolic|islpy|pyopencl)(\.|$)"
 
 
 def show_third_party_warnings(show: bool) -> None:
