@@ -77,6 +77,13 @@ def cmd_devices(args: argparse.Namespace) -> int:
                           for d in devices], indent=1))
     else:
         print_devices(devices, default, health)
+        if not any(d.slug == "intel-cpu" for d in devices):
+            from gencl.device._icd import intel_cpu_load_problem
+
+            problem = intel_cpu_load_problem()
+            if problem:
+                print(f"Intel's CPU runtime is installed but does not load: {problem}",
+                      file=sys.stderr)
         if default is None:
             print("no usable OpenCL device: install Debian's PoCL (apt-get install "
                   "pocl-opencl-icd, as root) or Intel's CPU runtime (pip install 'gencl[intel]')",

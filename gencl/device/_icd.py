@@ -117,3 +117,17 @@ def register_pip_runtimes() -> Path | None:
         return None  # a read-only cache: the runtime stays invisible, as without gencl
     os.environ["OCL_ICD_VENDORS"] = str(folder)
     return folder
+
+
+def intel_cpu_load_problem() -> str | None:
+    """Why an installed Intel CPU runtime did not load (the loader skips it silently), or None."""
+    import ctypes
+
+    library = find_intel_cpu_library()
+    if library is None:
+        return None
+    try:
+        ctypes.CDLL(str(library))
+    except OSError as exc:
+        return f"{library}: {exc}"
+    return None

@@ -21,9 +21,10 @@ REPO = Path(__file__).resolve().parents[2]
 BREAKS_POCL = {"POCL_EXTRA_BUILD_FLAGS": "-fgencl-no-such-option"}
 
 
-def _gencl(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def _gencl(*args: str, env: dict[str, str] | None = None, cwd: Path = REPO
+           ) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "gencl", *args], capture_output=True, text=True,
-                          cwd=REPO, env={**os.environ, **(env or {})}, timeout=600)
+                          cwd=cwd, env={**os.environ, **(env or {})}, timeout=600)
 
 
 def test_every_listed_device_is_probed_and_the_pocl_device_works():
@@ -85,9 +86,10 @@ def test_default_is_the_best_ranked_usable_device_never_the_simulator_when_anoth
     assert DEFAULT_PREFERENCE.index("pocl-system") < DEFAULT_PREFERENCE.index("pocl-pypi")
 
 
-def test_gencl_device_environment_variable_overrides_the_default():
+def test_gencl_device_environment_variable_overrides_the_default(tmp_path):
     proc = _gencl("run", "copy", "--quick", "--knob", "dtype=float32", "--knob", "reads=1",
-                  "--size", "n=256", "--repeats", "3", "--json", env={"GENCL_DEVICE": "oclgrind"})
+                  "--size", "n=256", "--repeats", "3", "--json", env={"GENCL_DEVICE": "oclgrind"},
+                  cwd=tmp_path)  # the results file lands under tmp_path/bench_results
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["device"]["slug"] == "oclgrind"
 
