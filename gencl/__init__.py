@@ -9,6 +9,8 @@ here, lazily: ``gencl.tune(spec, ...)``, ``gencl.space``, ``gencl.explain``, ``g
 from __future__ import annotations
 
 import importlib
+import os
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from gencl._version import __version__
@@ -30,6 +32,23 @@ def __getattr__(name: str) -> Any:
     if name in _FUNCTIONS:
         return getattr(importlib.import_module("gencl.api"), name)
     raise AttributeError(f"module 'gencl' has no attribute {name!r}")
+
+
+#: Modules whose own warnings the CLI hides unless ``-v``: loopy's scheduler notes ("falling back
+#: to a slow scheduler…") and pyopencl's "non-empty compiler output" are about those libraries,
+#: not about the user's kernel (a build's log is kept with its measurement).
+_THIRD_PARTY = r"(loopy|pytools|pymbolic|islpy|pyopencl)(\.|$)"
+
+
+def show_third_party_warnings(show: bool) -> None:
+    """Show (``-v``) or hide loopy's own warnings, here and in the worker processes gencl starts
+    (they import gencl and read ``GENCL_VERBOSE``)."""
+    os.environ["GENCL_VERBOSE"] = "1" if show else "0"
+    warnings.filterwarnings("default" if show else "ignore", module=_THIRD_PARTY)
+
+
+if os.environ.get("GENCL_VERBOSE") == "0":  # a worker of a gencl command run without -v
+    warnings.filterwarnings("ignore", module=_THIRD_PARTY)
 
 
 def load_profile(path: Any) -> DeviceProfile:

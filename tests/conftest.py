@@ -18,9 +18,9 @@ def _fresh_cache(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def engine():
-    """The real PoCL CPU device (the default device)."""
+    """The real PoCL CPU device (Debian's where installed and usable, else PyPI's)."""
     from gencl.measure import OpenCLEngine
 
     eng = OpenCLEngine("pocl", repeats=5, max_attempts=1, min_sample_s=1e-4)
-    assert eng.info.slug == "pocl-cpu"
+    assert eng.info.slug.startswith("pocl-") and eng.info.device_type == "CPU"
     return eng

@@ -1,8 +1,20 @@
-"""Device discovery and selection (PoCL's CPU device is the default), and the clock seen."""
+"""Device discovery, health and selection (the best usable CPU runtime is the default), and the
+clock seen.
 
-from gencl.device._clock import ClockMonitor
-from gencl.device._info import (
-    DeviceInfo, default_device_index, device_slug, list_devices, select_device)
+Importing this package registers pip-installed runtimes the ICD loader would not find (Intel's
+CPU runtime: ``gencl.device._icd``); it must happen before pyopencl first lists platforms.
+"""
 
-__all__ = ["ClockMonitor", "DeviceInfo", "default_device_index", "device_slug", "list_devices",
-           "select_device"]
+from gencl.device._icd import register_pip_runtimes
+
+register_pip_runtimes()
+
+from gencl.device._clock import ClockMonitor  # noqa: E402 -- after the ICD setup, on purpose
+from gencl.device._health import DeviceHealth  # noqa: E402
+from gencl.device._info import (  # noqa: E402
+    DEFAULT_PREFERENCE, DeviceInfo, default_device_index, device_health, device_slug,
+    list_devices, select_device, slug_aliases)
+
+__all__ = ["DEFAULT_PREFERENCE", "ClockMonitor", "DeviceHealth", "DeviceInfo",
+           "default_device_index", "device_health", "device_slug", "list_devices",
+           "select_device", "slug_aliases"]

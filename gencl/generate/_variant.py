@@ -124,14 +124,15 @@ class _ReadTracker(MutableMapping):
     """
 
     def __init__(self, point: Mapping[str, Any]) -> None:
-        self._data, self.read = dict(point), set()
+        self._data: dict[str, Any] = dict(point)
+        self.read: set[Any] = set()
 
     def __getitem__(self, key: str) -> Any:
         self.read.add(key)
         return self._data[key]
 
     def __contains__(self, key: object) -> bool:
-        self.read.add(key)  # type: ignore[arg-type]
+        self.read.add(key)
         return key in self._data
 
     def __setitem__(self, key: str, value: Any) -> None:

@@ -6,7 +6,8 @@ One pipeline (``evaluate_variant``) serves ``gencl run``, ``space``, ``tune`` an
 from gencl.measure._build import Built, BuildFailure
 from gencl.measure._engine import Bound, Engine, OpenCLEngine, compare, poison
 from gencl.measure._inputs import FreshInputs, SharedInputs, TimingInputs
-from gencl.measure._measurement import STATUSES, Measurement
+from gencl.measure._measurement import (
+    STATUSES, Measurement, dominant_failure, explain_failure)
 from gencl.measure._run import (
     SCHEMA_VERSION, Evaluation, ResultsFile, check_launches, evaluate_variant, measure_variant,
     reference_after, results_header, run_points, verify_variant)
@@ -14,6 +15,7 @@ from gencl.measure._stats import SampleStats, launches_per_sample, summarize
 
 __all__ = ["SCHEMA_VERSION", "STATUSES", "Bound", "BuildFailure", "Built", "Engine", "Evaluation",
            "FreshInputs", "Measurement", "OpenCLEngine", "ResultsFile", "SampleStats",
-           "SharedInputs", "TimingInputs", "check_launches", "compare", "evaluate_variant",
-           "launches_per_sample", "measure_variant", "poison", "reference_after",
-           "results_header", "run_points", "summarize", "verify_variant"]
+           "SharedInputs", "TimingInputs", "check_launches", "compare", "dominant_failure",
+           "evaluate_variant", "explain_failure", "launches_per_sample", "measure_variant",
+           "poison", "reference_after", "results_header", "run_points", "summarize",
+           "verify_variant"]

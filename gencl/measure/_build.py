@@ -85,7 +85,8 @@ def build_program(ctx: Any, device: Any, variant: Variant, options: str,
 
 
 def _first_error(log: str) -> str:
-    for line in log.splitlines():
-        if "error" in line.lower():
-            return line.strip()[:300]
-    return log.strip().splitlines()[0][:300] if log.strip() else "build failed"
+    """The build log's line that says what went wrong (``error: unknown target CPU 'generic'``),
+    not pyopencl's wrapping (``clBuildProgram failed: BUILD_PROGRAM_FAILURE - …``)."""
+    from gencl.device._health import build_failure_reason
+
+    return build_failure_reason(log)[:300] if log.strip() else "build failed"

@@ -22,6 +22,46 @@ def device_error_status(exc: BaseException) -> str:
     return "out_of_resources" if any(code in str(exc) for code in DOES_NOT_FIT) else "error"
 
 
+def dominant_failure(records: Sequence[Any]) -> tuple[str, str, int]:
+    """(status, reason, count) of the most common failure among measurement records (dicts
+    or Measurements): what a run that measured nothing should say first."""
+    from collections import Counter
+
+    def fields(r: Any) -> tuple[str, str]:
+        status = r.get("status") if isinstance(r, dict) else r.status
+        reason = (r.get("reason") if isinstance(r, dict) else r.reason) or ""
+        return str(status), (reason.strip().splitlines() or [""])[0][:300]
+
+    failed = [fields(r) for r in records if fields(r)[0] != "ok"]
+    if not failed:
+        return "no_measurement", "no variant was run", 0
+    (status, reason), count = Counter(failed).most_common(1)[0]
+    return status, reason, count
+
+
+def explain_failure(records: Sequence[Any], device: Any) -> str:
+    """One line for a run that measured nothing: what failed, on which device, and the likely fix.
+
+    *device* is a DeviceInfo or its JSON. The cause first (``every build failed on …: unknown
+    target CPU 'generic'``), then the fix (for builds that fail on a CPU, another CPU runtime).
+    """
+    from gencl.device._info import fix_for
+
+    status, reason, count = dominant_failure(records)
+    get = device.get if isinstance(device, dict) else lambda k, d=None: getattr(device, k, d)
+    where = f"{get('name')} ({get('slug')})"
+    every = count == len(records) and count > 0
+    what = {"build_error": "every build failed", "wrong_answer": "every result was wrong",
+            "timeout": "every launch timed out", "out_of_resources": "no variant fit the device",
+            }.get(status, f"every variant ended in {status}") if every else \
+        f"nothing measured ({count} of {len(records)} variants: {status})"
+    if status == "build_error":
+        fix = fix_for(device) + " (then: gencl devices)"
+    else:
+        fix = "see each variant's reason in the results"
+    return f"{what} on {where}: {reason} — {fix}"
+
+
 @dataclass(frozen=True)
 class Measurement:
     """One variant measured (or why not).

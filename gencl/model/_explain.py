@@ -43,19 +43,29 @@ def _stats_in_worker(args: tuple[Any, dict[str, Any], dict[str, int], int]) -> A
 
 def predict_points(spec: Any, points: Sequence[Mapping[str, Any]],
                    sizes: Sequence[Mapping[str, int]], params: ModelParams, *,
-                   workers: int | None = None) -> list[Prediction | None]:
-    """Predictions for many points (None where loopy cannot count a point), stats in parallel."""
+                   workers: int | None = None, progress: Any = None
+                   ) -> list[Prediction | None]:
+    """Predictions for many points (None where loopy cannot count a point), stats in parallel;
+    *progress* is called with the number of points counted so far."""
     jobs = [(spec.path or spec, dict(p), dict(s), params.subgroup_size)
             for p, s in zip(points, sizes)]
     workers = workers or int(os.environ.get("GENCL_WORKERS", 0)) or os.cpu_count() or 1
+    stats: list[Any] = []
     if workers <= 1 or len(jobs) < 8 or not spec.path:  # an in-memory spec: in this process
-        stats = [_stats_in_worker(j) for j in jobs]
+        results: Iterable[Any] = map(_stats_in_worker, jobs)
+        for s in results:
+            stats.append(s)
+            if progress:
+                progress(len(stats))
     else:
         import multiprocessing
 
         ctx = multiprocessing.get_context("forkserver")
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            stats = list(pool.map(_stats_in_worker, jobs, chunksize=4))
+            for s in pool.map(_stats_in_worker, jobs, chunksize=4):
+                stats.append(s)
+                if progress:
+                    progress(len(stats))
     return [predict(s, params) if isinstance(s, KernelStats) else None for s in stats]
 
 

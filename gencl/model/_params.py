@@ -164,9 +164,15 @@ def results_root() -> Path:
 
 
 def find_profile(slug: str, root: str | Path | None = None) -> Path | None:
-    """``<root>/<slug>/profile.json`` when a profile of that device was committed."""
-    path = Path(root or results_root()) / slug / "profile.json"
-    return path if path.is_file() else None
+    """``<root>/<slug>/profile.json`` when a profile of that device was committed (also under
+    the slug's old or new name: ``pocl-cpu`` results were PyPI's PoCL, ``pocl-pypi-cpu``)."""
+    from gencl.device import slug_aliases
+
+    for name in slug_aliases(slug):
+        path = Path(root or results_root()) / name / "profile.json"
+        if path.is_file():
+            return path
+    return None
 
 
 def load_device_profile(path: str | Path) -> DeviceProfile:

@@ -12,10 +12,9 @@ from gencl.model._stats import KernelStats
 
 def print_explanation(name: str, point: Mapping[str, Any], sizes: Mapping[str, int],
                       stats: KernelStats, pred: Prediction, params: ModelParams) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from gencl.report_console import make_console, make_table
 
-    console = Console()
+    console = make_console()
     measured = sorted(k for k, v in params.sources.items() if v == "measured")
     console.print(f"[bold]{name}[/] {dict(point)} at {dict(sizes)} on {params.device}")
     console.print(f"profile: {', '.join(measured) if measured else 'none found — nominal values'}")
@@ -27,11 +26,12 @@ def print_explanation(name: str, point: Mapping[str, Any], sizes: Mapping[str, i
         console.print(f"[yellow]warning:[/] the bottleneck ({pred.bottleneck}) is priced by "
                       f"nominal numbers, not measured: {', '.join(guessed)} — profile this "
                       "device (gencl profile) or pass --profile")
-    terms = Table("term", "µs")
+    terms = make_table("term", "µs", console=console)
     for k, v in pred.terms.items():
         terms.add_row(k, f"{v * 1e6:.2f}")
     console.print(terms)
-    crit = Table("criterion (seed 001)", "value [0,1]", "potential speedup", "hint")
+    crit = make_table("criterion (seed 001)", "value [0,1]", "potential speedup", "hint",
+                      console=console)
     for c in pred.criteria:
         crit.add_row(c.name, f"{c.value:.2f}", f"{c.speedup:.2f}×",
                      c.hint if c.value < 0.95 else "")

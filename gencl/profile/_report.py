@@ -68,6 +68,14 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
+def _results_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A table of results, or one line saying nothing in it was measured (a table of dashes
+    reads as a result; it is not one)."""
+    if all(str(c) in ("–", "") for row in rows for c in row[1:]):
+        return ["_Nothing measured for this table._"]
+    return _table(header, rows)
+
+
 # {{{ Table III
 
 def _multi(chars: Mapping[str, Any], base: str) -> str:
@@ -174,7 +182,7 @@ def table_iii(profile: DeviceProfile) -> list[str]:
                      _multi(chars, f"{prefix}_completion_latency_cycles"),
                      _ridges(profile, itype, chars, prefix)])
     lines += ["**Computations**", ""]
-    lines += _table(["itype", "performance", "λ", "Λ", "ridge point"], rows) + [""]
+    lines += _results_table(["itype", "performance", "λ", "Λ", "ridge point"], rows) + [""]
     rows = []
     bw_by_size = _series_max_by_x(profile, "bandwidth_vs_element_size")
     for e in (1, 2, 4, 8, 16):
@@ -192,7 +200,7 @@ def table_iii(profile: DeviceProfile) -> list[str]:
                  "/".join(fmt(lv.get("size_bytes"), "B") for lv in levels) or "–"])
     lines += ["**Global memory** (by element size; the last row is the random walk: latency per "
               "level, cache sizes)", ""]
-    lines += _table(["element", "bandwidth", "λ", "Λ", "cache size"], rows) + [""]
+    lines += _results_table(["element", "bandwidth", "λ", "Λ", "cache size"], rows) + [""]
     rows = []
     for label, mem in (("Local", "local"), ("Constant", "constant"), ("Private", "private")):
         rows.append([label, _multi(chars, f"{mem}_bw_Bps"),
@@ -200,7 +208,7 @@ def table_iii(profile: DeviceProfile) -> list[str]:
                      _first(chars, f"{mem}_completion_latency_cycles", f"{mem}_latency_cycles"),
                      _with_unit(chars, f"{mem}_cache_bytes")])
     lines += ["**Local, constant and private memory** (4-byte elements)", ""]
-    lines += _table(["memory", "bandwidth", "λ", "Λ", "cache size"], rows) + [""]
+    lines += _results_table(["memory", "bandwidth", "λ", "Λ", "cache size"], rows) + [""]
     return lines
 
 # }}}
@@ -260,11 +268,15 @@ def render_report(profile: DeviceProfile, folder: str | os.PathLike | None = Non
              f"- date: started {profile.date}, last benchmark {profile.updated}",
              f"- gencl {profile.gencl_version}; {'quick' if profile.quick else 'full'} suite; "
              "rendered by `gencl report` from profile.json", ""]
-    lines += table_iii(profile)
-    lines += _summary_table(profile)
+    if profile.characteristics:
+        lines += table_iii(profile)
+        lines += _summary_table(profile)
+    else:
+        lines += _nothing_measured(profile)
     sections, skipped = _plots(profile, folder, meta)
-    lines += ["## Sections", ""]
-    for key, (title, _) in list(SECTIONS.items()) + [("other", ("Other series", ()))]:
+    lines += ["## Sections", ""] if sections else []
+    for key, (title, _) in (list(SECTIONS.items()) + [("other", ("Other series", ()))]
+                            if sections else []):
         plots = sections.get(key, [])
         if not plots and key == "other":
             continue
@@ -277,6 +289,16 @@ def render_report(profile: DeviceProfile, folder: str | os.PathLike | None = Non
     lines += _missing(profile, skipped)
     (folder / REPORT_FILE).write_text("\n".join(lines) + "\n")
     return folder / REPORT_FILE
+
+
+def _nothing_measured(profile: DeviceProfile) -> list[str]:
+    """In place of Table III and the summary when no benchmark measured anything: why."""
+    lines = ["## Nothing measured", "",
+             "No benchmark produced a characteristic, so there is no Table III and every key of "
+             "summary.json is null. Why, by benchmark:", ""]
+    rows = [[b.name, b.status, (b.reason or "–").replace("\n", " ")[:300]]
+            for b in profile.benchmarks.values()]
+    return lines + _table(["benchmark", "status", "reason"], rows) + [""]
 
 
 def _benchmarks(profile: DeviceProfile) -> list[str]:

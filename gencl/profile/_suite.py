@@ -207,6 +207,7 @@ def run_profile(out: str | os.PathLike | None = None, *, device: str | int | Non
     is_gpu = engine.info.device_type.upper() == "GPU"
     say = log or (lambda _msg: None)
     seen: list[float] = []
+    failures: dict[str, str] = {}  # reason → the first benchmark that failed for it
     with ClockMonitor(is_gpu) as suite_clock, _progress(progress) as bar:
         overall = bar.add_task("profile", total=len(entries)) if bar else None
         for entry in entries:
@@ -222,13 +223,24 @@ def run_profile(out: str | os.PathLike | None = None, *, device: str | int | Non
             profile = profile.with_benchmark(result)
             profile = _with_clock(profile, seen, suite_clock.median_hz, is_gpu)
             save_profile(profile, folder)
-            say(f"{entry.name}: {result.status}" + (f" ({result.reason})" if result.reason
-                                                    else ""))
+            say(_outcome(entry.name, result, failures))
+            if not result.ok:
+                failures.setdefault(result.reason, entry.name)
             if bar:
                 bar.advance(overall)
     profile = _with_clock(profile, seen, suite_clock.median_hz, is_gpu)
     save_profile(profile, folder)
     return profile, folder
+
+
+def _outcome(name: str, result: BenchmarkResult, failures: dict[str, str]) -> str:
+    """A benchmark's line in the log: the first failure says its cause and fix in full, a later
+    one with the same cause points to it."""
+    if result.ok or not result.reason:
+        return f"{name}: {result.status}"
+    if result.reason in failures:
+        return f"{name}: {result.status} (same cause as {failures[result.reason]})"
+    return f"{name}: {result.status}: {result.reason}"
 
 
 def _run_one(entry: SuiteEntry, engine: Any, raw: Path, old: BenchmarkResult | None, *,
@@ -257,17 +269,26 @@ def _run_one(entry: SuiteEntry, engine: Any, raw: Path, old: BenchmarkResult | N
         if bar:
             bar.remove_task(task)
     clock_hz = _clock_of(records, clock_seen)
+    measured = not error
     if error:
         status, reason = "error", error
         chars: list[Any] = []
         series: dict[str, Any] = {}
         notes: list[str] = []
+    elif not any(r.get("status") == "ok" for r in records):
+        # nothing to analyse: the benchmark failed, with its dominant reason (never "ok"); not
+        # kept as measured, so a rerun measures again instead of re-analysing the failures
+        from gencl.measure import explain_failure
+
+        status, reason = "failed", explain_failure(records, engine.info.to_json())
+        chars, series, notes = [], {}, []
+        measured = False
     else:
         status, reason, chars, series, notes = analyse(
             spec.name, spec.analysis, records, engine.info.to_json(), clock_hz)
     return BenchmarkResult(
         spec.name, spec.analysis, spec.group, status, reason, spec.path, spec.source_hash,
-        not error, tuple(records), tuple(chars), series, tuple(notes), started, now(),
+        measured, tuple(records), tuple(chars), series, tuple(notes), started, now(),
         round(time.perf_counter() - t0, 3), clock_hz)
 
 

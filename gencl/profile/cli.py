@@ -18,11 +18,18 @@ def _cfg_profile(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fresh", action="store_true",
                    help="start over instead of resuming the profile in --out")
     p.add_argument("--repeats", type=positive_int, help="samples per measurement (25; quick: 10)")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary and each benchmark's status as JSON")
 
 
 @command("profile", _cfg_profile)
 def cmd_profile(args: argparse.Namespace) -> int:
-    """Run the microbenchmark suite: profile.json, summary.json, report.md, plots."""
+    """Run the microbenchmark suite: profile.json, summary.json, report.md, plots.
+
+    Exit status 1 when a benchmark of this run measured nothing (or failed another way); the log
+    names the first cause and its fix.
+    """
+    import json
     import sys
 
     from gencl.profile import render_report, run_profile
@@ -30,11 +37,25 @@ def cmd_profile(args: argparse.Namespace) -> int:
     profile, folder = run_profile(args.out, device=args.device, quick=args.quick,
                                   only=args.only, fresh=args.fresh, repeats=args.repeats,
                                   progress=sys.stderr.isatty(),
-                                  log=lambda msg: print(msg, file=sys.stderr))
+                                  log=lambda msg: print(msg, file=sys.stderr, flush=True))
     report = render_report(profile, folder)
-    bad = [b.name for b in profile.benchmarks.values() if not b.ok]
-    print(f"profile: {folder / 'profile.json'}; report: {report}"
-          + (f"; not ok: {', '.join(bad)}" if bad else ""))
+    bad = {b.name: b for b in profile.benchmarks.values() if not b.ok}
+    if args.json:
+        print(json.dumps({"profile": str(folder / "profile.json"), "report": str(report),
+                          "device": profile.device_json, "summary": profile.summary,
+                          "benchmarks": {b.name: {"status": b.status, "reason": b.reason}
+                                         for b in profile.benchmarks.values()}},
+                         indent=1, default=str))
+    else:
+        print(f"profile: {folder / 'profile.json'}; report: {report}"
+              + (f"; not ok: {', '.join(bad)}" if bad else ""))
+    if bad:
+        measured = len(profile.benchmarks) - len(bad)
+        first = next(iter(bad.values()))
+        print(f"gencl: error: {len(bad)} of {len(profile.benchmarks)} benchmarks not measured"
+              + (" (nothing at all)" if not measured else "")
+              + f"; first: {first.name}: {first.reason}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -42,6 +63,7 @@ def _cfg_report(p: argparse.ArgumentParser) -> None:
     p.add_argument("dirs", nargs="+", metavar="DIR",
                    help="profile folder (or profile.json), or a space folder (space.json)")
     p.add_argument("--compare", action="store_true", help="two profiles side by side (A B)")
+    p.add_argument("--json", action="store_true", help="with --compare: print the rows as JSON")
 
 
 @command("report", _cfg_report)
@@ -54,7 +76,16 @@ def cmd_report(args: argparse.Namespace) -> int:
         if len(args.dirs) != 2:
             raise GenclError("--compare: give exactly two profile folders (A B)")
         a, b = (load_profile(d) for d in args.dirs)
-        _print_comparison(a, b, compare_profiles(a, b))
+        rows = compare_profiles(a, b)
+        if args.json:
+            import json
+
+            print(json.dumps({"a": a.device_json.get("name"), "b": b.device_json.get("name"),
+                              "rows": [{"name": r.name, "unit": r.unit, "a": r.a, "b": r.b,
+                                        "ratio": r.ratio} for r in rows]},
+                             indent=1, default=str))
+        else:
+            _print_comparison(a, b, rows)
         return 0
     from pathlib import Path
 
@@ -70,12 +101,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _print_comparison(a, b, rows) -> None:  # noqa: ANN001 -- printing edge
-    from rich.console import Console
-    from rich.table import Table
-
     from gencl.profile._report import fmt
+    from gencl.report_console import make_console, make_table
 
-    table = Table(title="gencl profiles compared (ratio = B / A)")
+    console = make_console()
+    table = make_table(title="gencl profiles compared (ratio = B / A)", console=console)
     table.add_column("characteristic")
     table.add_column(f"A: {a.device_json.get('name')}", justify="right")
     table.add_column(f"B: {b.device_json.get('name')}", justify="right")
@@ -83,4 +113,4 @@ def _print_comparison(a, b, rows) -> None:  # noqa: ANN001 -- printing edge
     for r in rows:
         table.add_row(r.name, fmt(r.a, r.unit), fmt(r.b, r.unit),
                       f"{r.ratio:.3g}" if r.ratio is not None else "–")
-    Console(width=140).print(table)
+    console.print(table)

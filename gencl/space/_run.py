@@ -24,6 +24,7 @@ class SpaceRun:
     results: list[dict[str, Any]] = field(default_factory=list)
     measured_now: int = 0
     complete: bool = False
+    device: dict[str, Any] = field(default_factory=dict)  # DeviceInfo JSON of the device measured
 
 
 def check_fixed(spec: Any, fixed: Mapping[str, Any]) -> dict[str, Any]:
@@ -158,7 +159,8 @@ def run_space(spec: Any, *, device: str | int | None = None,
                               peers_skipped=saved.get("skipped", {}))
     write_report(folder, spec, sink.results, header, summary, fixed=fixed, sizes_of=sizes_of,
                  sampled=sample is not None, copy=copy)
-    return SpaceRun(summary, folder, list(sink.results), measured, complete)
+    return SpaceRun(summary, folder, list(sink.results), measured, complete,
+                    device=engine.info.to_json())
 
 
 def report_space(folder: str | Path, spec: Any = None) -> SpaceRun:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 
 from gencl._commands import (
     command, count_int, knob_item, parse_knobs, parse_sizes, positive_int, shard_item, size_item)
@@ -34,6 +36,7 @@ def _cfg_space(p: argparse.ArgumentParser) -> None:
     p.add_argument("--list", action="store_true", help="print the space's axes and exit")
     p.add_argument("--out", help="folder (default bench_results/<device>/<spec>; with --quick "
                    "out/<device>/<spec>)")
+    p.add_argument("--json", action="store_true", help="print the space's summary as JSON")
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -67,11 +70,24 @@ def cmd_space(args: argparse.Namespace) -> int:
     run = api.space(args.spec, device=args.device, fixed=fixed, variant=args.variant,
                     sizes=parse_sizes(args.size), quick=args.quick, shard=_shard(args.shard),
                     sample=args.sample, repeats=args.repeats, peers=args.peers, out=args.out,
-                    log=lambda line: print(line, flush=True))
+                    log=lambda line: print(line, flush=True, file=sys.stderr))
     s = run.summary
-    best = s["best_time_s"]
-    roof = f", roofline {s['roofline_s'] * 1e6:.1f} µs" if s.get("roofline_s") else ""
-    print(f"{s['measured']}/{s['space_size']} measured; best "
-          f"{best * 1e6 if best else float('nan'):.1f} µs ({s['best_variant']}){roof}; "
-          f"report: {run.out / 'report.md'}")
-    return 0
+    if args.json:
+        print(json.dumps({**s, "report": str(run.out / "report.md")}, indent=1, default=str))
+    else:
+        best = s["best_time_s"]
+        roof = f", roofline {s['roofline_s'] * 1e6:.1f} µs" if s.get("roofline_s") else ""
+        print(f"{s['measured']}/{s['space_size']} measured; best "
+              f"{best * 1e6 if best else float('nan'):.1f} µs ({s['best_variant']}){roof}; "
+              f"report: {run.out / 'report.md'}")
+    return _nothing_measured(run.results, run.device) if args.peers != "only" else 0
+
+
+def _nothing_measured(records, device) -> int:
+    """Exit status 1, with the dominant cause and its fix, when no variant was measured."""
+    from gencl.measure import explain_failure
+
+    if any(r.get("status") == "ok" for r in records):
+        return 0
+    print(f"gencl: error: {explain_failure(records, device)}", file=sys.stderr)
+    return 1

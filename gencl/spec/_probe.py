@@ -179,8 +179,9 @@ def probe_spec(spec: Any, file: str) -> Probe:
     globals_ = [a for a in args if isinstance(a, lp.ArrayArg)
                 and a.address_space != lp.AddressSpace.LOCAL]
     scalars = [a for a in args if isinstance(a, lp.ValueArg)]
-    env0 = dict(vsizes)
-    if not all(a.name in env0 for a in scalars):
+    sized = dict(vsizes)
+    env0: dict[str, int] | None = sized
+    if not all(a.name in sized for a in scalars):
         env0 = None  # a shape may need a scalar input: counted once inputs() has run
     if env0 is not None:
         nbytes = sum(_count(a, env0, check) * (_dtype(a) or np.dtype(np.float64)).itemsize

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ class TuneRun:
     out: Path
     storage: str
     point: dict[str, Any] | None = None  # the best point, with the space's own values
+    device: dict[str, Any] = field(default_factory=dict)  # DeviceInfo JSON of the tuned device
 
     @property
     def time_s(self) -> float:
@@ -55,7 +56,8 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
               sizes: Mapping[str, int] | None = None, quick: bool = False,
               seed: int | None = None, storage: str | None = None, study: str | None = None,
               workers: int = 1, replay: str | None = None, profile: str | None = None,
-              out: str | Path | None = None) -> TuneRun:
+              out: str | Path | None = None, callbacks: Sequence[Any] = (),
+              predict_progress: Callable[[str, int], Any] | None = None) -> TuneRun:
     """Tune *spec* with an Optuna study on a device (or replayed from a measured space).
 
     Args:
@@ -68,6 +70,9 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
         profile: the device profile's summary.json for the model.
         out: folder of best.json, best.cl, t4_results.json (default
             ``bench_results/<device>/tuning``, with *quick* ``out/…``).
+        callbacks: Optuna trial callbacks (progress: ``gencl.tune._progress.TrialProgress``).
+        predict_progress: ``(spec name, variants) -> progress(k)`` for the guided sampler's
+            up-front predictions.
     """
     import optuna
 
@@ -124,13 +129,17 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
             raise GenclError(f"tuning workers exited with {codes}")
     else:
         params = load_params(device_json, profile=profile)
-        predicted = predictions(spec, space, sizes_of, params) if sampler == "guided" else {}
+        predicted = predictions(
+            spec, space, sizes_of, params,
+            progress=predict_progress(spec.name, len(space.points())) if predict_progress
+            else None) if sampler == "guided" else {}
         chosen = make_sampler(sampler, space, seed=seed, predicted=predicted,
                               preferred=knob_preferences(spec, params))
         done = run_study(spec, space, evaluator, study_name=study_name,
-                         storage=open_storage(url), sampler=chosen, trials=trials)
+                         storage=open_storage(url), sampler=chosen, trials=trials,
+                         callbacks=callbacks)
         if os.environ.get("GENCL_TUNE_WORKER"):  # one of several: the parent writes the best
-            return TuneRun(done, {}, folder, url)
+            return TuneRun(done, {}, folder, url, device=device_json)
     result = optuna.load_study(study_name=study_name, storage=open_storage(url))
     header = {"device": device_json, "spec": spec.name, "sampler": sampler, "storage": url,
               "sizes": size_overrides, "quick": quick, "replay": replay}
@@ -138,7 +147,7 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
     export_t4(result, space, folder / "t4_results.json", header)
     winner = best_trial(result)
     return TuneRun(result, json.loads(best_path.read_text()), folder, url,
-                   space.decode(winner.params) if winner else None)
+                   space.decode(winner.params) if winner else None, device=device_json)
 
 
 def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,

@@ -50,18 +50,21 @@ def make_sampler(name: str, space: SearchSpace, *, seed: int | None = None,
 
 
 def predictions(spec: Any, space: SearchSpace, sizes_of: Any, params: Any, *,
-                workers: int | None = None) -> dict[str, float]:
-    """Predicted time of every point of the space, keyed by Optuna params."""
+                workers: int | None = None, progress: Any = None) -> dict[str, float]:
+    """Predicted time of every point of the space, keyed by Optuna params (*progress*: called
+    with the number of points predicted so far)."""
     from gencl.model import predict_points
 
     points = space.points()
-    preds = predict_points(spec, points, [sizes_of(p) for p in points], params, workers=workers)
+    preds = predict_points(spec, points, [sizes_of(p) for p in points], params, workers=workers,
+                           progress=progress)
     return {params_key(space.encode(p)): pr.time_s for p, pr in zip(points, preds) if pr}
 
 
 def run_study(spec: Any, space: SearchSpace, evaluator: Evaluator, *, study_name: str,
               storage: Any, sampler: BaseSampler, trials: int,
-              on_result: Any = None, poll_s: float = 0.5) -> optuna.Study:
+              on_result: Any = None, poll_s: float = 0.5,
+              callbacks: Any = ()) -> optuna.Study:
     """Run trials until the study holds *trials* COMPLETE ones, counted over every run and
     every worker on the storage; a rerun of a finished study adds none.
 
@@ -70,6 +73,7 @@ def run_study(spec: Any, space: SearchSpace, evaluator: Evaluator, *, study_name
     same for RDB storages after its grace period, for workers on other hosts); the budget is
     checked, so no trial starts once it is met, and a worker waits while the trials other workers
     are running could meet it. Stops early when every point of the space has been tried.
+    *callbacks* are Optuna trial callbacks (progress).
     """
     if trials < 1:
         raise GenclError(f"--trials {trials}: must be at least 1")
@@ -95,7 +99,8 @@ def run_study(spec: Any, space: SearchSpace, evaluator: Evaluator, *, study_name
         if complete + len(running) >= trials:
             time.sleep(poll_s)  # other workers' trials may meet the budget: wait for them
             continue
-        study.optimize(objective, n_trials=1, catch=(VariantFailed,), gc_after_trial=False)
+        study.optimize(objective, n_trials=1, catch=(VariantFailed,), gc_after_trial=False,
+                       callbacks=list(callbacks))
     return study
 
 

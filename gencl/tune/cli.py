@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 
 from gencl._commands import (
     command, knob_item, parse_knobs, parse_sizes, positive_int, seed_int, size_item)
@@ -43,14 +45,19 @@ def _cfg_tune(p: argparse.ArgumentParser) -> None:
                    help="profile.json for the model (default: the device's committed profile)")
     p.add_argument("--out", help="output folder (default bench_results/<slug>/tuning; with --quick "
                    "out/<slug>/tuning)")
+    p.add_argument("--json", action="store_true", help="print the result (best.json, or "
+                   "--simulate's summary) as JSON")
 
 
 @command("tune", _cfg_tune)
 def cmd_tune(args: argparse.Namespace) -> int:
     """Autotune a kernel with Optuna (model-guided), or simulate search strategies on a cache."""
+    import os
+
     from gencl import api
     from gencl.errors import GenclError
     from gencl.tune import SAMPLERS
+    from gencl.tune._progress import TrialProgress
 
     if args.sampler not in SAMPLERS:
         raise GenclError(f"--sampler {args.sampler}: expected one of {', '.join(SAMPLERS)}")
@@ -59,13 +66,36 @@ def cmd_tune(args: argparse.Namespace) -> int:
     run = api.tune(args.spec, device=args.device, trials=args.trials, sampler=args.sampler,
                    fixed=parse_knobs(args.knob), sizes=parse_sizes(args.size), quick=args.quick,
                    seed=args.seed, storage=args.storage, study=args.study, workers=args.workers,
-                   replay=args.replay, profile=args.profile, out=args.out)
-    if not run.best:  # a worker of several: the parent reports
+                   replay=args.replay, profile=args.profile, out=args.out,
+                   callbacks=[TrialProgress(args.trials)], predict_progress=_predict_progress)
+    if os.environ.get("GENCL_TUNE_WORKER"):  # a worker of several: the parent reports
+        return 0
+    if run.point is None:
+        from gencl.measure import explain_failure
+
+        records = [{"status": t.user_attrs.get("status", t.state.name.lower()),
+                    "reason": t.user_attrs.get("reason", "")} for t in run.study.trials]
+        print(f"gencl: error: study {run.study.study_name}: no trial measured a variant; "
+              f"{explain_failure(records, run.device)}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({**run.best, "out": str(run.out), "storage": run.storage}, indent=1,
+                         default=str))
         return 0
     print(f"best of {len(run.study.trials)} trials: {run.point} {run.time_s * 1e6:.1f} µs "
           f"(trial {run.best['trial']}); {run.out / 'best.json'}, {run.out / 'best.cl'}, "
           f"{run.out / 't4_results.json'}; storage {run.storage}")
     return 0
+
+
+def _predict_progress(spec_name: str, total: int):
+    """The guided sampler's up-front step, said and shown: it takes minutes on a large space."""
+    from gencl.report_console import ProgressLine
+
+    print(f"model: predicting the time of all {total} variants of {spec_name} before trial 1 "
+          "(loopy's operation and memory counts × the device profile; the guided sampler tries "
+          "the fastest predicted first)", file=sys.stderr, flush=True)
+    return ProgressLine("model: variants predicted", total)
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -79,8 +109,11 @@ def _simulate(args: argparse.Namespace) -> int:
         args.spec, args.cache or args.replay, seeds=args.seeds, max_evals=args.max_evals,
         strategies=strategies, kt_strategies=kt, profile=args.profile, out=args.out,
         progress=lambda name, seed: print(f"\r{name} seed {seed + 1}/{args.seeds}   ", end="",
-                                          flush=True))
-    print()
+                                          flush=True, file=sys.stderr))
+    print(file=sys.stderr)
+    if args.json:
+        print(json.dumps(summary, indent=1, default=str))
+        return 0
     for name, med in summary["evals_to_target"].items():
         print(f"{name:>26}: median {med:g} evaluations to within 3 % "
               f"(reached in {summary['reached_share'][name]:.0%} of seeds)")

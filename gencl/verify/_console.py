@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 
+from gencl.report_console import make_console, make_table
 from gencl.verify._result import VariantCheck, VerifyReport
 
 
@@ -32,8 +32,9 @@ def _ptx_cell(check: VariantCheck) -> str:
 
 def print_report(report: VerifyReport, console: Console | None = None) -> None:
     """One row per variant, then the failures in full and the run's notes."""
-    console = console or Console()
-    table = Table(title=f"gencl verify on {report.device['name']} ({report.device['platform']})")
+    console = console or make_console()
+    table = make_table(title=f"gencl verify on {report.device['name']} "
+                             f"({report.device['platform']})", console=console)
     for col in ("spec", "point", "built", "ran", "matched", "max err", "oclgrind", "ptx",
                 "result"):
         table.add_column(col, overflow="fold")

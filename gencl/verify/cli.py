@@ -20,8 +20,9 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sample", type=positive_int, metavar="N",
                    help="at most N points per spec (pairwise covering sample)")
     p.add_argument("--all", action="store_true", help="every point of every space")
-    p.add_argument("--json", metavar="FILE", help="write the JSON report here (PTX and build "
-                   "logs go to FILE's folder, <stem>_ptx/)")
+    p.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                   help="write the JSON report here (PTX and build logs go to FILE's folder, "
+                        "<stem>_ptx/); --json alone prints it instead of the table")
     p.add_argument("--results", action="store_true",
                    help="write the report to bench_results/<device-slug>/verify.json")
     p.add_argument("--oclgrind-timeout", type=positive_float, default=120.0, metavar="S",
@@ -41,16 +42,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise GenclError(f"--sample {args.sample}: must be at least 1")
     names = args.specs or [str(p) for p in list_spec_files()]
     specs = [load(name) for name in names]
-    path = Path(args.json) if args.json else None
+    to_stdout = args.json == "-"
+    path = Path(args.json) if args.json and not to_stdout else None
     if args.results:
         path = Path("bench_results") / select_device(args.device)[1].slug / "verify.json"
     artifacts = path.with_name(f"{path.stem}_ptx") if path and args.ptx else None
     report = verify(specs, device=args.device, oclgrind=args.oclgrind, ptx=args.ptx,
                     sample=args.sample, exhaustive=args.all, artifacts=artifacts,
                     oclgrind_timeout_s=args.oclgrind_timeout)
-    print_report(report)
+    if to_stdout:
+        print(dumps_json(report.to_json(), indent=1))
+    else:
+        print_report(report)
     if path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(dumps_json(report.to_json(), indent=1))
-        print(f"report: {path}")
+        if not to_stdout:
+            print(f"report: {path}")
     return 0 if report.ok else 1
