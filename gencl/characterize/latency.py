@@ -299,11 +299,19 @@ def staircase_result(walk: Sequence[Mapping[str, Any]], hz: float, clock_method:
     return chars, series, stair
 
 
-def plateau_past(walk: Sequence[Mapping[str, Any]], hz: float, size: float, *,
-                 margin: float = 1.5) -> tuple[float, float, list[Mapping[str, Any]]] | None:
-    """(median CPMR, 95 % half-width, records) of the walks ≥ *margin* × *size*: the level
-    behind the last cache, measured rather than extrapolated; None below two such walks."""
-    past = [r for r in walk if r["point"]["footprint"] >= margin * size]
+def plateau_past(walk: Sequence[Mapping[str, Any]], hz: float, stair: Staircase, *,
+                 reached: float = 0.95) -> tuple[float, float, list[Mapping[str, Any]]] | None:
+    """(median CPMR, 95 % half-width, records) of the walks past the last cache level: those
+    where the fit says ≥ *reached* of the last level's misses have set in (a sharp level is a
+    plateau soon after its size; an eq. 6 level only far past it). The level behind the last
+    cache, measured rather than extrapolated; None below two such walks."""
+    if not stair.sizes:
+        return None
+    x = np.array([float(r["point"]["footprint"]) for r in walk])
+    k = stair.sharpness[-1] if stair.sharpness else 1.0
+    g = stair.early[-1] if stair.early else 0.0
+    past = [r for r, m in zip(walk, miss_ratio(x, stair.sizes[-1], k, g)) if m >= reached
+            and r["point"]["footprint"] > stair.sizes[-1]]
     if len(past) < 2:
         return None
     ys = np.array([walk_cpmr(r, hz)[0] for r in past])
@@ -348,13 +356,14 @@ def analyze_random_walk(records: Sequence[Mapping[str, Any]], device: Mapping[st
         largest = max(walk, key=lambda r: r["point"]["footprint"])
         lat, ci = walk_cpmr(largest, hz)
         ids: tuple[str, ...] = (largest["variant_id"],)
-        plateau = plateau_past(walk, hz, stair.sizes[-1]) if stair is not None and \
-            stair.sizes else None
+        plateau = plateau_past(walk, hz, stair) if stair is not None else None
         if plateau is not None:
             lat, ci, past = plateau
             ids = tuple(r["variant_id"] for r in past)
-            how = (f"median CPMR of the {len(past)} walks ≥ 1.5 × the last cache level "
-                   f"({_human(stair.sizes[-1])})" + (", page-local (TLB hits)" if local else ""))
+            how = (f"median CPMR of the {len(past)} walks from "
+                   f"{_human(past[0]['point']['footprint'])} on, past the last cache level "
+                   f"({_human(stair.sizes[-1])}) where its misses are complete"
+                   + (", page-local (TLB hits)" if local else ""))
         elif stair is not None and stair.sizes:
             lat, ci, how = stair.memory_latency, None, "memory level of the eq. 6 fit"
         else:
@@ -365,7 +374,7 @@ def analyze_random_walk(records: Sequence[Mapping[str, Any]], device: Mapping[st
         if local and random and stair is not None and stair.sizes:
             by_size = {r["point"]["footprint"]: r for r in random}
             common = [r for r in local if r["point"]["footprint"] in by_size
-                      and r["point"]["footprint"] >= 1.5 * stair.sizes[-1]]
+                      and r["point"]["footprint"] >= 2 * stair.sizes[-1]]
             if common:
                 far = max(common, key=lambda r: r["point"]["footprint"])
                 rnd = by_size[far["point"]["footprint"]]
