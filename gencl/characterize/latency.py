@@ -132,6 +132,7 @@ def _fit_levels(x: np.ndarray, y: np.ndarray, levels: int, *, sharp: bool = True
     if len(cands) < levels:
         return None
     base = [c for c in keep if c in cands][:levels - 1]
+    base += [c for c in cands if c not in base][:levels - 1 - len(base)]
     choices = [tuple(sorted((*base, c))) for c in cands if c not in base]
     L, extra = levels, (2 * levels if sharp else 0)
     lo = np.r_[np.log([y.min() / 4] * (L + 1) + [x.min() / 4] * L),
@@ -150,18 +151,44 @@ def _fit_levels(x: np.ndarray, y: np.ndarray, levels: int, *, sharp: bool = True
         lat, c, k, g = unpack(p)
         return np.log(np.maximum(staircase(x, c, lat, k, g), 1e-30)) - np.log(y)
 
+    def jacobian(p: np.ndarray) -> np.ndarray:
+        """d residual / d p, analytic (the fit runs per stride and per level count)."""
+        lat, c, k, g = unpack(p)
+        order = np.argsort(p[L + 1:2 * L + 1])
+        m = np.array([miss_ratio(x, c[t], k[t], g[t]) for t in range(L)])
+        w = np.vstack([1.0 - m[0], m[:-1] - m[1:], m[-1]])
+        jac = np.zeros((len(x), len(p)))
+        jac[:, 0] = lat[0] * w[0]
+        drop = lat[1:] - lat[:-1]
+        for t in range(L):
+            j = order[t]
+            jac[:, j + 1] = lat[t + 1] * w[t + 1]
+            above = x > c[t]
+            ratio = c[t] / x
+            rk = ratio ** k[t]
+            jac[:, L + 1 + j] = drop[t] * np.where(above, -(1 - g[t]) * k[t] * rk,
+                                                   -g[t] * x / c[t])
+            if sharp:
+                jac[:, 2 * L + 1 + j] = drop[t] * np.where(
+                    above, -(1 - g[t]) * rk * np.log(ratio) * k[t], 0.0)
+                jac[:, 3 * L + 1 + j] = drop[t] * np.where(above, rk, x / c[t])
+        f = np.maximum(staircase(x, c, lat, k, g), 1e-30)
+        return jac / f[:, None]
+
     best: tuple[float, np.ndarray, tuple[int, ...]] | None = None
     for steps in choices:
         bounds_idx = [0, *[i + 1 for i in steps], len(x)]
         lat0 = [float(np.median(y[a:b])) for a, b in zip(bounds_idx, bounds_idx[1:])]
         c0 = [float(x[i]) for i in steps]
-        p0 = np.r_[np.log([*lat0, *c0]), [np.log(4.0)] * L if sharp else [],
-                   [0.02] * L if sharp else []]
-        p0 = np.clip(p0, lo + 1e-9, hi - 1e-9)
-        fit = least_squares(residual, p0, bounds=(lo, hi), x_scale="jac")
-        rss = float(fit.fun @ fit.fun)
-        if best is None or rss < best[0]:
-            best = (rss, fit.x, steps)
+        for k0 in ((2.0, 16.0) if sharp else (1.0,)):  # a soft and a sharp start
+            p0 = np.r_[np.log([*lat0, *c0]), [np.log(k0)] * L if sharp else [],
+                       [0.02] * L if sharp else []]
+            p0 = np.clip(p0, lo + 1e-9, hi - 1e-9)
+            fit = least_squares(residual, p0, jac=jacobian, bounds=(lo, hi), x_scale="jac",
+                                max_nfev=300)  # a start that wanders that long is a bad one
+            rss = float(fit.fun @ fit.fun)
+            if best is None or rss < best[0]:
+                best = (rss, fit.x, steps)
     assert best is not None and extra >= 0
     rss, p, used = best
     lat, c, k, g = unpack(p)
@@ -206,8 +233,9 @@ def fit_staircase(footprints: Sequence[float], cpmr: Sequence[float], *, max_lev
                        or np.count_nonzero(x > stair.sizes[-1]) < 2):
             continue
         bic = n * np.log(max(rss, 1e-12) / n) + (per_level * levels + 1) * np.log(n)
-        if best is None or bic < best[0]:
-            best = (float(bic), stair)
+        if best is not None and bic >= best[0]:
+            break  # one more level did not pay for itself: more will not either
+        best = (float(bic), stair)
     assert best is not None
     return best[1]
 
