@@ -206,8 +206,8 @@ CLOCK_ASM = 'asm volatile("mov.u32 %0, %%clock;" : "=r"({}) :: "memory");'
 WINDOW, BINS, BIN = 1024, 512, 4
 
 
-def clocked_walk_program(*, window: int = WINDOW, bins: int = BINS,
-                         bin_cycles: int = BIN) -> lp.TranslationUnit:
+def clocked_walk_program(*, window: int = WINDOW, bins: int = BINS, bin_cycles: int = BIN,
+                         clock: tuple[str, str] | None = None) -> lp.TranslationUnit:
     """One work item: ``K0`` untimed steps, then ``S`` steps each timed by two ``%clock`` reads.
 
     Per step: ``t0 = clock; j = nxt[j]; win_j[k % window] = j; t1 = clock`` (Mei & Chu's order:
@@ -217,11 +217,15 @@ def clocked_walk_program(*, window: int = WINDOW, bins: int = BINS,
     the caches under test. After the walk: ``out_t``/``out_j`` the last *window* steps (slot
     ``k % window``), ``out_hist`` the histogram of all ``S`` steps, ``state`` the final position.
     The ``asm`` text is carried by loopy ``CInstruction``s: the program stays a loopy program.
+    *clock* replaces the two reads' code (C assigning ``t0``, then ``t1``), so the same kernel
+    runs where PTX does not (a test of the bookkeeping on a CPU device).
     """
     from pymbolic import var
 
-    def clock(name: str, after: frozenset[str], reads: frozenset[str] = frozenset()):
-        return lp.CInstruction((), CLOCK_ASM.format(name), assignees=(var(name),),
+    codes = dict(zip(("t0", "t1"), clock or (CLOCK_ASM.format("t0"), CLOCK_ASM.format("t1"))))
+
+    def read_clock(name: str, after: frozenset[str], reads: frozenset[str] = frozenset()):
+        return lp.CInstruction((), codes[name], assignees=(var(name),),
                                read_variables=reads, id=f"clock_{name}", depends_on=after,
                                within_inames=frozenset({"k"}))
 
@@ -233,16 +237,16 @@ def clocked_walk_program(*, window: int = WINDOW, bins: int = BINS,
             "j = start {id=init}",
             "for w\n j = nxt[j] {id=warm, dep=init}\nend",
             "for z\n hist[z] = 0 {id=zero}\nend",
-            clock("t0", frozenset({"warm", "zero"})),
+            read_clock("t0", frozenset({"warm", "zero"})),
             "for k\n"
             " j = nxt[j] {id=step, dep=clock_t0}\n"
             " win_j[k % R] = j {id=keep_j, dep=step}\n"
             "end",
-            clock("t1", frozenset({"keep_j"}), frozenset({"j"})),
+            read_clock("t1", frozenset({"keep_j"}), frozenset({"j"})),
             "for k\n"
             " dt = t1 - t0 {id=delta, dep=clock_t1}\n"
             " win_t[k % R] = dt {id=keep_t, dep=delta}\n"
-            " b = if(dt < B * H, dt // B, H - 1) {id=bin, dep=delta}\n"
+            " b = dt // B if dt < B * H else H - 1 {id=bin, dep=delta}\n"
             " hist[b] = hist[b] + 1 {id=tally, dep=bin:keep_t}\n"
             "end",
             "for h\n out_hist[h] = hist[h] {dep=tally}\nend",
