@@ -40,10 +40,10 @@ def _log_spaced(lo, octaves, per_octave):
 
 #: log-spaced footprints, three per octave: 1 KiB … 256 MiB
 FOOTPRINTS = _log_spaced(KIB, 18, 3)
-#: page-local walks: 1 … 16 MiB two per octave, 16 … 128 MiB six per octave (the L2 halves and
-#: the TLB reach of a GPU), 128 … 256 MiB three per octave
-PAGE_LOCAL = tuple(sorted(set(_log_spaced(MIB, 4, 2)) | set(_log_spaced(16 * MIB, 3, 6))
-                          | set(_log_spaced(128 * MIB, 1, 3))))
+#: page-local walks: 1 … 16 MiB one per octave, 16 … 90 MiB six per octave (the L2 halves, the
+#: TLB reach of a GPU and the DRAM cliff), then 128, 181, 256 MiB (the DRAM plateau)
+PAGE_LOCAL = tuple(sorted(set(_log_spaced(MIB, 4, 1)) | set(_log_spaced(16 * MIB, 15, 6)[:16])
+                          | set(_log_spaced(128 * MIB, 1, 2))))
 #: the granule a page-local walk finishes before moving on: a 2 MiB GPU page, 16 CPU pages
 GRANULE = {"GPU": 2 * MIB, "CPU": 64 * KIB}
 GPU_MAX, CPU_MAX, QUICK_MAX = 256 * MIB, 64 * MIB, 4 * MIB
