@@ -239,7 +239,7 @@ SPEC = BenchmarkSpec(
     metrics={"steps": steps},
     sweep=_sweep(sorted(set(GPU_STRIDES) | set(CPU_STRIDES))),
     quick_sweep=[{"stride": s, "pages": p} for s in (CONTROL, 4 * KIB, 64 * KIB, MIB)
-                 for p in (1, 4, 16, 64, 256)],
+                 for p in (1, 4, 16, 64, 256) if s * p <= QUICK_BUDGET],
     constraints=[_in_budget],
     runner=run,
     analysis="tlb_chase",

@@ -201,7 +201,7 @@ def scatter_program() -> lp.TranslationUnit:
 # {{{ Mei & Chu's fine-grained chase
 
 #: One read of the SM cycle counter (inline PTX; NVIDIA's OpenCL C compiler accepts ``asm``).
-CLOCK_ASM = 'asm volatile("mov.u32 %0, %%clock;" : "=r"({}) :: "memory");'
+CLOCK_ASM = 'asm volatile("mov.u32 %0, %%clock;" : "=r"({}) : : "memory");'
 #: Accesses kept one by one (the last of the timed steps) and histogram bins (``BIN`` cycles).
 WINDOW, BINS, BIN = 1024, 512, 4
 
