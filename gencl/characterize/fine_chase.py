@@ -100,8 +100,10 @@ def accesses(run: Run) -> int:
 
 
 def noise_floor(run: Run) -> float:
-    """Misses per pass read as none: stray slow accesses (a clock glitch, a TLB refill)."""
-    return max(2.0, 1e-5 * accesses(run))
+    """Misses per pass read as none: stray slow accesses (a clock glitch), and one TLB refill
+    per MiB a sequential pass walks (a big level's scan crosses more pages than a small TLB
+    holds: with 2 MiB pages that is one refill per page, under this floor)."""
+    return max(2.0, 1e-5 * accesses(run), int(run["footprint"]) / (1 << 20))
 
 
 def window_misses(run: Run, threshold: float) -> list[int]:
@@ -192,14 +194,20 @@ def line_from(line_runs: Sequence[Run], size: int, limit: float) -> int | None:
 
 def ways_from(set_runs: Sequence[Run], size: int, line: int, limit: float
               ) -> tuple[float | None, list[tuple[int, float]]]:
-    """(W + 1 as the slope of misses per pass over k, the (k, misses) points)."""
+    """(W + 1 as the slope of misses per pass over k, the (k, misses) points).
+
+    With three or more k the line has an intercept (misses that do not grow with k: TLB
+    refills of a big level's pass), else it goes through 0."""
     pts = sorted((round((int(r["footprint"]) - size) / line), misses(r, limit))
                  for r in set_runs)
     ks = np.array([k for k, _ in pts], float)
     ms = np.array([m for _, m in pts], float)
     if len(pts) == 0 or not (ks > 0).all() or ms.max() <= 0:
         return None, pts
-    slope = float(ks @ ms / (ks @ ks))
+    if len(set(ks)) >= 3:
+        slope = float(np.polyfit(ks, ms, 1)[0])
+    else:
+        slope = float(ks @ ms / (ks @ ks))
     return slope, pts
 
 
@@ -290,8 +298,8 @@ def runs_of(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 _LABELS = {"size_bytes": ("B", "largest footprint with no miss in the timed pass (step 1, "
                                 "bisected to the scan stride)"),
            "line_bytes": ("B", "period of the miss steps in δ = N − C (step 2)"),
-           "ways": ("ways", "misses per pass over k extra lines = k·(W + 1), least squares "
-                            "through 0 (step 3, LRU)"),
+           "ways": ("ways", "misses per pass over k extra lines = k·(W + 1) (+ a constant), "
+                            "least-squares slope (step 3, LRU)"),
            "sets": ("sets", "size / (line × ways)"),
            "fetch_bytes": ("B", "line × (ways + 1) / misses of the one-extra-line run at the "
                                 "fine stride: the bytes one miss brings (sector)"),

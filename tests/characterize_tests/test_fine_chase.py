@@ -161,3 +161,15 @@ def test_runner_bookkeeping_on_a_real_device(engine, footprint, stride):
     if slots >= WINDOW:
         assert run["window_first"] == 0  # the window sits on the ring's first slots
     assert m.extra["hist"] == run["hist"] and m.point["stage"] == "line"
+
+
+def test_ways_ignore_misses_that_do_not_grow_with_the_extra_lines():
+    from gencl.characterize.fine_chase import ways_from
+
+    def run(k, count):  # k extra lines, `count` slow accesses per pass (+ 15 TLB refills)
+        return {"footprint": 1 << 20 + 0 * k, "stride": 128, "slots": 10000, "passes": 1,
+                "bin_cycles": 4, "hist": {"10": 10000 - count, "100": count}}
+
+    runs = [dict(run(k, 17 * k + 15), footprint=(1 << 20) + 128 * k) for k in (1, 2, 3, 4)]
+    slope, pts = ways_from(runs, 1 << 20, 128, limit=200.0)
+    assert slope == pytest.approx(17.0) and [k for k, _ in pts] == [1, 2, 3, 4]
