@@ -166,10 +166,11 @@ def test_runner_bookkeeping_on_a_real_device(engine, footprint, stride):
 def test_ways_ignore_misses_that_do_not_grow_with_the_extra_lines():
     from gencl.characterize.fine_chase import ways_from
 
-    def run(k, count):  # k extra lines, `count` slow accesses per pass (+ 15 TLB refills)
-        return {"footprint": 1 << 20 + 0 * k, "stride": 128, "slots": 10000, "passes": 1,
-                "bin_cycles": 4, "hist": {"10": 10000 - count, "100": count}}
+    def run(k):  # k extra lines: 17 slow accesses per line (16 ways + 1), 15 TLB refills
+        slow = 17 * k + 15
+        return {"footprint": (1 << 20) + 128 * k, "stride": 128, "slots": 10000, "passes": 1,
+                "bin_cycles": 4, "hist": {"10": 10000 - slow, "100": slow}}
 
-    runs = [dict(run(k, 17 * k + 15), footprint=(1 << 20) + 128 * k) for k in (1, 2, 3, 4)]
+    runs = [run(k) for k in (1, 2, 3, 4)]
     slope, pts = ways_from(runs, 1 << 20, 128, limit=200.0)
     assert slope == pytest.approx(17.0) and [k for k, _ in pts] == [1, 2, 3, 4]
