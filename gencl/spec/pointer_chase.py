@@ -137,10 +137,12 @@ def ring_array(n: int, spacing: int, pattern: str, rng: np.random.Generator, *,
 def page_stride_slots(pages: int, stride: int, line: int) -> np.ndarray:
     """Element offsets of a page-stride walk: one slot per *stride* elements, skewed by a line.
 
-    Slot i sits ``(i mod stride/line)`` lines into its stride, so consecutive slots fall into
-    consecutive cache sets (as a packed array's lines do) instead of all into the set of offset
-    0: the data caches see the same number of lines in the same sets whatever the stride, and
-    what changes with the stride is the number of pages the walk touches.
+    Slot i sits ``(i mod stride/line)`` lines into its stride, i.e. at ``i·line mod stride``:
+    the address bits below log2(stride) of slot i are those of line i of a packed array, so a
+    cache indexed by those bits (any L1 once the stride passes its index bits; a 2 MiB page keeps
+    them from virtual to physical) puts the walk's lines in the same sets as the packed control
+    walk's, instead of all into the set of offset 0. What changes with the stride is the number
+    of pages the walk touches.
     """
     i = np.arange(pages, dtype=np.int64)
     per = max(1, stride // line)
