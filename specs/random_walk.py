@@ -9,8 +9,16 @@ the latency staircase that the analysis fits with eq. 6 to find cache sizes and 
 Walked slots are ``spacing`` bytes apart (one per 128-byte line by default) so a footprint is
 warm after fewer steps; ``pattern="stride"`` walks the slots in order at spacings 4 … 512 B over
 a footprint between L1 and L2: the cache line (fetch granularity) is the spacing where the
-per-step latency stops rising (Saavedra-Barrera / Mei & Chu with whole-kernel timing, because
-loopy cannot emit inline PTX to read %clock per access).
+per-step latency stops rising (Saavedra-Barrera / Mei & Chu with whole-kernel timing; the
+per-access method is ``fine_chase``).
+
+``pattern="page_local"`` walks the same lines in an order that finishes a granule (2 MiB on a
+GPU, 64 KiB on a CPU: a page or a few) before it moves to another granule at random: the data
+caches see the same footprint, the TLB one miss per granule instead of one per step once the
+footprint passes its reach. It runs from 1 MiB up, six footprints per octave between 16 and
+128 MiB on a GPU, where Hopper's L2 halves (25 MB each: the near one, then the far one) and
+its TLB reach meet: the staircase of these walks is the cache hierarchy without address
+translation, and its last plateau the DRAM latency.
 The walker's position is kept in ``state`` between launches, so the engine's repeated launches
 continue the walk through the whole ring (seed 000's "multiple passes").
 """
@@ -22,9 +30,22 @@ from gencl.verify.ptx import LOCAL_TRAFFIC
 from gencl.spec.pointer_chase import MEMORIES, ring_array, walk_program, walk_reference
 
 KIB, MIB = 1 << 10, 1 << 20
+
+
+def _log_spaced(lo, octaves, per_octave):
+    """Footprints lo · 2^(k/per_octave), rounded to whole 128-byte lines."""
+    return tuple(sorted({int(round(lo * 2 ** (k / per_octave) / 128)) * 128 or lo
+                         for k in range(0, per_octave * octaves + 1)}))
+
+
 #: log-spaced footprints, three per octave: 1 KiB … 256 MiB
-FOOTPRINTS = tuple(sorted({int(round(KIB * 2 ** (k / 3) / 128)) * 128 or KIB
-                           for k in range(0, 3 * 18 + 1)}))
+FOOTPRINTS = _log_spaced(KIB, 18, 3)
+#: page-local walks: 1 … 16 MiB one per octave, 16 … 90 MiB six per octave (the L2 halves, the
+#: TLB reach of a GPU and the DRAM cliff), then 128, 181, 256 MiB (the DRAM plateau)
+PAGE_LOCAL = tuple(sorted(set(_log_spaced(MIB, 4, 1)) | set(_log_spaced(16 * MIB, 15, 6)[:16])
+                          | set(_log_spaced(128 * MIB, 1, 2))))
+#: the granule a page-local walk finishes before moving on: a 2 MiB GPU page, 16 CPU pages
+GRANULE = {"GPU": 2 * MIB, "CPU": 64 * KIB}
 GPU_MAX, CPU_MAX, QUICK_MAX = 256 * MIB, 64 * MIB, 4 * MIB
 #: fixed footprints of the Λ measurement per memory type (all fit any cache of that memory)
 FIXED = {"local": 4 * KIB, "constant": 2 * KIB, "private": KIB}
@@ -41,24 +62,30 @@ def program(point):
     return walk_program(point["memory"], point["footprint"] // 4)
 
 
+def _granule(device):
+    return GRANULE["GPU" if device is None or _is_gpu(device) else "CPU"]
+
+
 def sizes(point, device, quick):
-    """Steps per launch: about two passes over the ring's slots, 16 Ki … 128 Ki (4 Ki quick)."""
+    """Steps per launch: about two passes over the ring's slots, 16 Ki … 128 Ki (4 Ki quick);
+    ``granule``: the bytes a page-local walk finishes before it moves on."""
     n = point["footprint"] // 4
     slots = max(1, point["footprint"] // point["spacing"])
     if quick:
         steps = 4096
     else:
         steps = int(min(128 * KIB, max(16 * KIB, 2 * slots)))
-    return {"n": n, "K": steps}
+    return {"n": n, "K": steps, "granule": _granule(device)}
 
 
 def verify_sizes(point, device):
-    return {"n": point["footprint"] // 4, "K": 200}
+    return {"n": point["footprint"] // 4, "K": 200, "granule": _granule(device)}
 
 
 def inputs(point, sizes, rng):
     spacing = max(1, point["spacing"] // 4)
-    nxt = ring_array(sizes["n"], spacing, point["pattern"], rng)
+    nxt = ring_array(sizes["n"], spacing, point["pattern"], rng,
+                     granule=sizes.get("granule", GRANULE["GPU"]) // 4)
     return {"nxt": nxt, "state": np.array([0], dtype=np.int32)}
 
 
@@ -98,6 +125,13 @@ def ptx_rules(point):
     return {LOCAL_TRAFFIC: None} if point["memory"] == "private" else {}
 
 
+def _page_local_in_global(point, device):
+    if point["pattern"] == "page_local" and (point["memory"] != "global"
+                                             or point["spacing"] != 128):
+        return "the page-local walk is a global-memory walk, one slot per 128-byte line"
+    return None
+
+
 def _walk_sweep(limit, per_octave_step=1):
     walk = [{"memory": "global", "footprint": f} for f in FOOTPRINTS[::per_octave_step]
             if f <= limit]
@@ -106,6 +140,7 @@ def _walk_sweep(limit, per_octave_step=1):
 
 
 _WALK, _FIXED = _walk_sweep(GPU_MAX)
+_PAGE_LOCAL = [{"memory": "global", "pattern": "page_local", "footprint": f} for f in PAGE_LOCAL]
 _LINE = [{"memory": "global", "pattern": "stride", "footprint": f, "spacing": s}
          for f in sorted(set(LINE_FOOTPRINT.values())) for s in SPACINGS]
 _QWALK, _ = _walk_sweep(QUICK_MAX, per_octave_step=3)
@@ -115,8 +150,8 @@ SPEC = BenchmarkSpec(
     ptx_rules=ptx_rules,
     description=__doc__.strip().splitlines()[0],
     program=program,
-    params={"memory": MEMORIES, "pattern": ("random", "stride"),
-            "footprint": tuple(sorted(set(FOOTPRINTS) | set(FIXED.values())
+    params={"memory": MEMORIES, "pattern": ("random", "stride", "page_local"),
+            "footprint": tuple(sorted(set(FOOTPRINTS) | set(FIXED.values()) | set(PAGE_LOCAL)
                                       | set(LINE_FOOTPRINT.values()))),
             "spacing": (128, *[s for s in SPACINGS if s != 128])},
     inputs=inputs,
@@ -124,11 +159,13 @@ SPEC = BenchmarkSpec(
     sizes=sizes,
     verify_sizes=verify_sizes,
     metrics={"steps": steps},
-    sweep=_WALK + _FIXED + _LINE,
+    sweep=_WALK + _FIXED + _LINE + _PAGE_LOCAL,
     quick_sweep=_QWALK + _FIXED + [{"memory": "global", "pattern": "stride",
                                     "footprint": LINE_FOOTPRINT["CPU"], "spacing": s}
-                                   for s in (4, 16, 64, 256)],
-    constraints=[_footprint_fits, _stride_on_its_device],
+                                   for s in (4, 16, 64, 256)]
+    + [{"memory": "global", "pattern": "page_local", "footprint": f}
+       for f in (MIB, 2 * MIB, 4 * MIB)],
+    constraints=[_footprint_fits, _stride_on_its_device, _page_local_in_global],
     analysis="random_walk",
     group="memory",
     tolerance={"int32": 0.0},

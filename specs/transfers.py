@@ -6,6 +6,12 @@ events (START→END of the transfer command), map/unmap by host wall clock from 
 unmap's completion (a mapped transfer is map + memcpy + unmap; there is no one event for it).
 Host arrays are ordinary pageable numpy memory. Each direction's data is checked once against the
 source bytes; a mismatch is recorded as ``wrong_answer``.
+
+Only the points that decide the figures are measured. The host data is one random array made
+once for the largest size (every size a prefix of it: making 1 GiB of random numbers per point
+was most of the run), and a direction stops growing once its bandwidth has flattened: from
+16 MiB on (where the plateau figure starts), a size within 10 % of the size before it ends that
+direction; its last record says so (``extra.stopped``).
 """
 
 import time
@@ -16,8 +22,11 @@ import numpy as np
 from gencl.spec import BenchmarkSpec
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
-SIZES = tuple(4 * KIB * 4 ** k for k in range(10)) + (GIB,)
+SIZES = tuple(4 * KIB * 4 ** k for k in range(10))  # 4 KiB … 1 GiB
 DIRECTIONS = ("h2d", "d2h", "map_h2d", "map_d2h", "d2d", "kernel_d2d")
+#: the plateau starts here (``characterize.runtime.PLATEAU_BYTES``); flat = within this of the
+#: size before
+FLAT_FROM, FLAT_WITHIN = 16 * MIB, 0.10
 
 
 def program(point):
@@ -77,8 +86,19 @@ def _one(engine, direction, host, dev_a, dev_b, kernel):
     return (ev.profile.end - ev.profile.start) * 1e-9
 
 
+def flattened(bandwidths):
+    """Whether the last two (size, B/s) pairs at or past ``FLAT_FROM`` agree within
+    ``FLAT_WITHIN``: the curve has flattened, larger sizes would not move the plateau."""
+    big = [(size, bw) for size, bw in bandwidths if size >= FLAT_FROM]
+    if len(big) < 2:
+        return False
+    (_, before), (_, last) = big[-2:]
+    return abs(last / before - 1.0) <= FLAT_WITHIN
+
+
 def run(engine, spec, points, quick):
-    """Time every (direction, size) point; check the moved bytes once per point."""
+    """Time every direction from its smallest size up until its bandwidth flattens; check the
+    moved bytes once per point."""
     import pyopencl as cl
 
     from gencl.generate import generate
@@ -88,51 +108,74 @@ def run(engine, spec, points, quick):
     variant = generate(spec, spec.complete({"direction": "kernel_d2d"}))
     built = engine.build(variant)
     kernel = built.kernel
-    rng = np.random.default_rng(0)
+    limit = _limit(engine.info, quick)
+    largest = max((p["size_bytes"] for p in points if p["size_bytes"] <= limit), default=0)
+    # one random array for every size (a prefix each): uniform floats, never zero-filled
+    pool = np.random.default_rng(0).random(largest // 4, dtype=np.float32)
+    by_direction = {}
     for point in points:
-        nbytes, direction = point["size_bytes"], point["direction"]
-        vid = f"{spec.name}-{direction}-{nbytes}"
-        sz = {"n": nbytes // 4}
-        if nbytes > _limit(engine.info, quick):
-            out.append(Measurement(vid, spec.name, dict(point), sz, "excluded",
-                                   f"{nbytes} B above this run's transfer limit"))
-            continue
-        try:
-            src = rng.standard_normal(nbytes // 4).astype(np.float32)
-            host = src.copy() if direction in ("h2d", "map_h2d") else np.empty_like(src)
-            mf = cl.mem_flags
-            dev_a = cl.Buffer(engine.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=src)
-            dev_b = cl.Buffer(engine.ctx, mf.READ_WRITE, nbytes)
-            kernel.gsize = (-(-src.size // 256) * 256,)
-            kernel.lsize = (256,)
-            reps = 5 if nbytes >= 64 * MIB else min(engine.repeats, 25)
-            _one(engine, direction, host, dev_a, dev_b, kernel)  # warm-up
-            samples = [_one(engine, direction, host, dev_a, dev_b, kernel) for _ in range(reps)]
-            check = np.empty_like(src)
-            if direction in ("h2d", "map_h2d"):
-                cl.enqueue_copy(engine.queue, check, dev_a)
-            elif direction in ("d2d", "kernel_d2d"):
-                cl.enqueue_copy(engine.queue, check, dev_b)
-            else:
-                check = host
-            engine.queue.finish()
-            dev_a.release()
-            dev_b.release()
-        except Exception as exc:  # noqa: BLE001 -- one failing size must not end the run
-            engine.reset()
-            out.append(Measurement(vid, spec.name, dict(point), sz, "error",
-                                   f"{type(exc).__name__}: {str(exc)[:300]}"))
-            continue
-        if not np.array_equal(check, src):
-            out.append(Measurement(vid, spec.name, dict(point), sz, "wrong_answer",
-                                   "transferred bytes differ from the source"))
-            continue
-        out.append(Measurement.timed(
-            vid if direction != "kernel_d2d" else variant.id, spec.name, dict(point), sz,
-            samples, work={"bytes": float(nbytes)}, launches_per_sample=1, attempts=1,
-            max_error=0.0,
-            extra={"timing": "wall clock" if direction.startswith("map") else "events"}))
+        by_direction.setdefault(point["direction"], []).append(point)
+    for direction, todo in by_direction.items():
+        seen = []
+        for point in sorted(todo, key=lambda p: p["size_bytes"]):
+            nbytes = point["size_bytes"]
+            vid = f"{spec.name}-{direction}-{nbytes}" if direction != "kernel_d2d" \
+                else f"{variant.id}-{nbytes}"
+            sz = {"n": nbytes // 4}
+            if nbytes > limit:
+                out.append(Measurement(vid, spec.name, dict(point), sz, "excluded",
+                                       f"{nbytes} B above this run's transfer limit"))
+                continue
+            if flattened(seen):
+                break
+            m = _measure_one(engine, spec, kernel, vid, point, pool[:nbytes // 4], cl,
+                             Measurement)
+            if m.ok:
+                seen.append((nbytes, m.metrics["bytes"]))
+                if flattened(seen):
+                    m.extra["stopped"] = (f"flat: within {FLAT_WITHIN:.0%} of "
+                                          f"{seen[-2][0] >> 20} MiB; larger sizes not measured")
+            out.append(m)
     return out
+
+
+def _measure_one(engine, spec, kernel, vid, point, src, cl, Measurement):
+    """One (direction, size) point: warm-up, samples, the moved bytes checked once."""
+    nbytes, direction = point["size_bytes"], point["direction"]
+    sz = {"n": nbytes // 4}
+    try:
+        host = src if direction in ("h2d", "map_h2d") else np.empty_like(src)
+        mf = cl.mem_flags
+        dev_a = cl.Buffer(engine.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=src)
+        dev_b = cl.Buffer(engine.ctx, mf.READ_WRITE, nbytes)
+        kernel.gsize = (-(-src.size // 256) * 256,)
+        kernel.lsize = (256,)
+        reps = 5 if nbytes >= 64 * MIB else min(engine.repeats, 25)
+        if direction in ("h2d", "map_h2d"):  # the device must not hold the bytes it checks
+            cl.enqueue_fill_buffer(engine.queue, dev_a, np.float32(np.nan), 0, nbytes)
+        _one(engine, direction, host, dev_a, dev_b, kernel)  # warm-up
+        samples = [_one(engine, direction, host, dev_a, dev_b, kernel) for _ in range(reps)]
+        check = np.empty_like(src)
+        if direction in ("h2d", "map_h2d"):
+            cl.enqueue_copy(engine.queue, check, dev_a)
+        elif direction in ("d2d", "kernel_d2d"):
+            cl.enqueue_copy(engine.queue, check, dev_b)
+        else:
+            check = host
+        engine.queue.finish()
+        dev_a.release()
+        dev_b.release()
+    except Exception as exc:  # noqa: BLE001 -- one failing size must not end the run
+        engine.reset()
+        return Measurement(vid, spec.name, dict(point), sz, "error",
+                           f"{type(exc).__name__}: {str(exc)[:300]}")
+    if not np.array_equal(check, src):
+        return Measurement(vid, spec.name, dict(point), sz, "wrong_answer",
+                           "transferred bytes differ from the source")
+    return Measurement.timed(
+        vid, spec.name, dict(point), sz, samples, work={"bytes": float(nbytes)},
+        launches_per_sample=1, attempts=1, max_error=0.0,
+        extra={"timing": "wall clock" if direction.startswith("map") else "events"})
 
 
 SPEC = BenchmarkSpec(

@@ -21,7 +21,7 @@ SECTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "divergence": ("Divergence", ("divergence", "branch")),
     "bandwidth": ("Bandwidth vs element size and occupancy", ("bandwidth", "element", "copy")),
     "latency": ("Latency staircase (random walk)", ("latency", "staircase", "random_walk",
-                                                     "cache")),
+                                                     "cache", "tlb", "fine_chase")),
     "bank_conflicts": ("Local memory bank conflicts", ("bank", "local")),
     "constant": ("Constant memory", ("constant",)),
     "transfers": ("Host-device transfers vs size", ("transfer", "h2d", "d2h")),

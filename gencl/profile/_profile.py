@@ -25,9 +25,11 @@ SCHEMA_VERSION = "1.0"
 PROFILE_FILE = "profile.json"
 SUMMARY_FILE = "summary.json"
 
-#: Benchmark statuses: ``ok`` means measured and analysed; the others say which step failed
-#: (``failed``: it ran, but no variant was measured — the reason says what went wrong most).
-BENCHMARK_STATUSES = ("ok", "failed", "error", "no_analysis", "analysis_error", "load_error")
+#: Benchmark statuses: ``ok`` means measured and analysed; ``skipped`` that the device cannot
+#: run any of its points (the reason says why); the others say which step failed (``failed``: it
+#: ran, but no variant was measured — the reason says what went wrong most).
+BENCHMARK_STATUSES = ("ok", "skipped", "failed", "error", "no_analysis", "analysis_error",
+                      "load_error")
 
 
 def now() -> str:

@@ -252,6 +252,11 @@ def _run_one(entry: SuiteEntry, engine: Any, raw: Path, old: BenchmarkResult | N
         return BenchmarkResult(entry.name, None, "?", "load_error", entry.error, entry.path, "",
                                False, (), (), {}, (), started, now(), 0.0, None)
     spec = entry.spec
+    skipped = _skipped_here(spec, engine.info, quick)
+    if skipped:
+        return BenchmarkResult(spec.name, spec.analysis, spec.group, "skipped", skipped,
+                               spec.path, spec.source_hash, False, (), (), {}, (), started,
+                               now(), round(time.perf_counter() - t0, 3), None)
     reuse = (old is not None and old.measured and old.spec_source_hash == spec.source_hash)
     error, clock_seen = "", None
     if reuse and old is not None:
@@ -290,6 +295,16 @@ def _run_one(entry: SuiteEntry, engine: Any, raw: Path, old: BenchmarkResult | N
         spec.name, spec.analysis, spec.group, status, reason, spec.path, spec.source_hash,
         measured, tuple(records), tuple(chars), series, tuple(notes), started, now(),
         round(time.perf_counter() - t0, 3), clock_hz)
+
+
+def _skipped_here(spec: Any, info: Any, quick: bool) -> str:
+    """Why *spec* runs nothing on this device (every point of its sweep is excluded here), or
+    "" when some point runs: such a benchmark is ``skipped`` with that reason, never ``ok``."""
+    wanted = (spec.quick_sweep if quick else ()) or spec.sweep
+    if not wanted or spec.sweep_points(info, quick=quick):
+        return ""
+    reasons = {spec.excluded(spec.complete(p), info) or "" for p in wanted} - {""}
+    return "; ".join(sorted(reasons)) or "every point is excluded on this device"
 
 
 def _with_suite(profile: DeviceProfile, entries: Sequence[SuiteEntry]) -> DeviceProfile:

@@ -39,7 +39,9 @@ def cmd_profile(args: argparse.Namespace) -> int:
                                   progress=sys.stderr.isatty(),
                                   log=lambda msg: print(msg, file=sys.stderr, flush=True))
     report = render_report(profile, folder)
-    bad = {b.name: b for b in profile.benchmarks.values() if not b.ok}
+    # a benchmark the device cannot run (``skipped``, with its reason) is not a failure
+    bad = {b.name: b for b in profile.benchmarks.values()
+           if not b.ok and b.status != "skipped"}
     if args.json:
         print(json.dumps({"profile": str(folder / "profile.json"), "report": str(report),
                           "device": profile.device_json, "summary": profile.summary,

@@ -37,7 +37,7 @@ def test_staircase_recovers_levels(sizes, lats):
         assert level["latency_cycles"] == pytest.approx(lat, rel=0.1)
     assert chars["global_latency_cycles"].value == pytest.approx(lats[-1], rel=0.1)
     staircase_series = result.series["global_latency_staircase"]
-    assert len(staircase_series["x"]) == len(FOOT)
+    assert len(staircase_series["lines"][0]["x"]) == len(FOOT)
 
 
 def test_flat_walk_has_no_levels():

@@ -32,6 +32,9 @@ def test_quick_profile_matches_schema_and_summary_keys(quick_profile):
     assert profile.device.slug == select_device()[1].slug  # the default device
     assert set(profile.benchmarks) == set(profile.suite)
     for bench in profile.benchmarks.values():  # every variant measured, with its hashes
+        if bench.status == "skipped":  # nothing of it runs here (fine_chase off NVIDIA)
+            assert bench.reason and not bench.measurements, bench.name
+            continue
         assert bench.measured, bench.reason
         ok = [m for m in bench.measurements if m["status"] == "ok"]
         assert ok, bench.name

@@ -1,0 +1,190 @@
+"""Fine-grained pointer chase (seed 002 §3, Mei & Chu): size, line, sets and ways of L1 and L2.
+
+One work item walks a fixed-stride ring and times every load with two reads of the SM's
+``%clock`` (inline PTX carried by loopy ``CInstruction``s: ``gencl.spec.pointer_chase.
+clocked_walk_program``); the latencies stay in ``__local`` memory (a histogram of the timed pass
+and the last 1024 one by one) until the walk ends. NVIDIA only: other OpenCL compilers reject
+PTX, so on any other platform the benchmark is skipped with that reason.
+
+Each ``level`` is explored adaptively (``gencl.characterize.fine_chase.explore_level``): a size
+scan at a coarse stride, a bisection to one stride, the line-size runs (N = C + δ at 32 B), the
+sets/ways runs (N = C + k·line at the line). L1: footprints 8 KiB … 512 KiB (8 per octave,
+stride 32 B; the L1 is what the kernel's 10 KiB of ``__local`` records leave of the unified
+L1/shared memory). L2: 4 MiB … 96 MiB (4 per octave, stride 128 B: one access per line), every
+access there an L1 miss. Every run is one launch: one untimed pass, then ≥ 1024 timed steps
+(whole passes); its window is placed on the ring's first 1024 slots. Each run's walk is checked
+against the host's (the window's positions and the final one) before its latencies count.
+"""
+
+import math
+
+import numpy as np
+
+from gencl.characterize.fine_chase import LevelPlan, explore_level
+from gencl.spec import BenchmarkSpec
+from gencl.spec.pointer_chase import (
+    BIN, WINDOW, clocked_reference, clocked_walk_program, ring_array)
+
+KIB, MIB = 1 << 10, 1 << 20
+PLANS = {
+    "L1": LevelPlan("L1", 8 * KIB, 512 * KIB, per_octave=8, stride=32, line_stride=32),
+    "L2": LevelPlan("L2", 4 * MIB, 96 * MIB, per_octave=4, stride=128, line_stride=32),
+}
+QUICK_PLANS = {
+    "L1": LevelPlan("L1", 8 * KIB, 512 * KIB, per_octave=2, stride=32, line_stride=32,
+                    max_line=256, ways_steps=(1, 2)),
+    "L2": LevelPlan("L2", 4 * MIB, 64 * MIB, per_octave=1, stride=128, line_stride=128,
+                    max_line=512, ways_steps=(1, 2)),
+}
+#: the walk the standard path (gencl verify, gencl run) checks: 16 KiB at 32 B
+DEFAULT_FOOTPRINT, DEFAULT_STRIDE = 16 * KIB, 32
+
+
+def program(point):
+    return clocked_walk_program()
+
+
+def run_sizes(footprint, stride):
+    """Launch sizes of one run: one untimed pass, whole timed passes covering the window, the
+    start placed so the window holds the ring's first ``WINDOW`` slots (or all of them)."""
+    n = footprint // 4
+    slots = max(1, n // (stride // 4))
+    passes = max(1, math.ceil(WINDOW / slots))
+    start = WINDOW % slots
+    return {"n": n, "start": start * (stride // 4), "K0": slots, "S": passes * slots,
+            "slots": slots, "passes": passes, "stride": stride}
+
+
+def sizes(point, device, quick):
+    return run_sizes(DEFAULT_FOOTPRINT, DEFAULT_STRIDE)
+
+
+def inputs(point, sizes, rng):
+    return {"nxt": ring_array(sizes["n"], sizes["stride"] // 4, "stride", rng)}
+
+
+def timed_positions(sizes):
+    """Ring positions (elements) after each timed step of a run of *sizes*."""
+    slots, step = sizes["slots"], sizes["stride"] // 4
+    first = sizes["start"] // step + sizes["K0"] + 1
+    return ((first + np.arange(sizes["S"])) % slots) * step
+
+
+def reference(values, point, sizes):
+    return clocked_reference(timed_positions(sizes))
+
+
+def _nvidia_only(point, device):
+    if device is not None and not device.is_nvidia:
+        return f"per-access clock needs inline PTX; not available on {device.platform}"
+    return None
+
+
+def ptx_rules(point):
+    """Both clock reads survive into the PTX around the timed load."""
+    return {r"mov\.u32\s+%r\d+,\s*%clock;": 2}
+
+
+# {{{ the runner: seed 002's steps on the device
+
+class _Failed(Exception):
+    pass
+
+
+def _one_run(engine, built, spec, level, footprint, stride, stage, rng):
+    """One launch: (Measurement, run dict for the plan)."""
+    from gencl.measure import Measurement
+
+    sz = run_sizes(footprint, stride)
+    point = {"level": level, "stage": stage, "footprint": footprint, "stride": stride}
+    vid = f"{spec.name}-{level}-{stage}-{footprint}-{stride}"
+    nxt = ring_array(sz["n"], stride // 4, "stride", rng)
+    bound = engine.bind(built, sz, {"nxt": nxt})
+    try:
+        seconds = engine.run_once(built, bound)
+        got = engine.read_outputs(bound)
+    finally:
+        bound.release()
+    want = clocked_reference(timed_positions(sz))
+    hist = got["out_hist"].astype(np.int64)
+    if not (np.array_equal(got["out_j"], want["out_j"])
+            and np.array_equal(got["state"], want["state"]) and hist.sum() == sz["S"]):
+        return Measurement(vid, spec.name, point, sz, "wrong_answer",
+                           "the walk's positions or the histogram's total differ from the "
+                           "host's", source_hash=built.variant.source_hash), None
+    count = sz["S"]
+    window = [int(got["out_t"][(count - WINDOW + i) % WINDOW]) for i in range(WINDOW)]
+    run = {"slots": sz["slots"], "passes": sz["passes"], "bin_cycles": BIN,
+           "hist": {str(i): int(c) for i, c in enumerate(hist) if c},
+           "window_first": (sz["start"] // (stride // 4) + sz["K0"] + count - WINDOW)
+           % sz["slots"]}
+    if stage in ("line", "sets"):
+        run["window"] = window
+    m = Measurement.timed(vid, spec.name, point, sz, (seconds,), max_error=0.0,
+                          launches_per_sample=1, attempts=1,
+                          source_hash=built.variant.source_hash,
+                          binary_hash=built.binary_hash, extra=run)
+    return m, {**point, **run}
+
+
+def run(engine, spec, points, quick):
+    """Explore each level with the device as the plan's ``measure``; one record per launch."""
+    from gencl.generate import generate
+    from gencl.measure import BuildFailure, Measurement
+    from gencl.measure._measurement import device_error_status
+
+    out = []
+    if not points:
+        return out
+    variant = generate(spec, spec.complete(points[0]))
+    try:
+        built = engine.build(variant)
+    except BuildFailure as exc:
+        return [Measurement(f"{spec.name}-{p['level']}", spec.name, dict(p), {}, exc.status,
+                            exc.reason, build_log=exc.log) for p in points]
+    rng = np.random.default_rng(0)
+    for point in points:
+        level = point["level"]
+        plan = (QUICK_PLANS if quick else PLANS)[level]
+
+        def measure(footprint, stride, stage, level=level):
+            try:
+                m, r = _one_run(engine, built, spec, level, footprint, stride, stage, rng)
+            except Exception as exc:  # noqa: BLE001 -- recorded; this level stops
+                engine.reset()
+                m, r = Measurement(
+                    f"{spec.name}-{level}-{stage}-{footprint}-{stride}", spec.name,
+                    {"level": level, "stage": stage, "footprint": footprint,
+                     "stride": stride}, {}, device_error_status(exc),
+                    f"{type(exc).__name__}: {str(exc)[:300]}"), None
+            out.append(m)
+            if r is None:
+                raise _Failed(m.reason)
+            return r
+
+        try:
+            explore_level(plan, measure)
+        except _Failed:
+            continue
+    return out
+
+# }}}
+
+
+SPEC = BenchmarkSpec(
+    name="fine_chase",
+    description=__doc__.strip().splitlines()[0],
+    program=program,
+    params={"level": ("L1", "L2")},
+    inputs=inputs,
+    reference=reference,
+    sizes=sizes,
+    verify_sizes=lambda point, device: run_sizes(DEFAULT_FOOTPRINT, DEFAULT_STRIDE),
+    sweep=[{"level": "L1"}, {"level": "L2"}],
+    constraints=[_nvidia_only],
+    runner=run,
+    ptx_rules=ptx_rules,
+    analysis="fine_chase",
+    group="memory",
+    tolerance={"int32": 0.0, "uint32": 0.0},
+)

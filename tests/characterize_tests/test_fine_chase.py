@@ -1,0 +1,176 @@
+"""Fine-grained chase (seed 002 §3): the plan and the analysis recover a simulated cache's size,
+line, sets, ways and fetch unit from per-access latencies; the kernel carries the %clock asm;
+off NVIDIA the benchmark is skipped with its reason."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+from gencl.characterize import get_analysis
+from gencl.characterize.fine_chase import LevelPlan, analyze_level, explore_level
+from gencl.spec.pointer_chase import BIN, WINDOW
+
+KIB = 1 << 10
+
+
+class SimCache:
+    """A set-associative LRU cache with sectored lines, timed per access like the kernel.
+
+    ``hashed``: the set is ``line ^ line/T ^ line/T²`` mod T (an XOR fold: every aligned block
+    of T lines fills every set once, as modulo does, but a set's lines are not T apart).
+    """
+
+    def __init__(self, line, sets, ways, fetch, *, hashed=False, hit=40, miss=290, seed=0):
+        self.line, self.nsets, self.ways, self.fetch = line, sets, ways, fetch
+        self.hashed, self.hit, self.miss = hashed, hit, miss
+        self.rng = np.random.default_rng(seed)
+
+    def _set(self, la):
+        t = self.nsets
+        return (la ^ (la // t) ^ (la // (t * t))) % t if self.hashed else la % t
+
+    def _access(self, sets, addr):
+        la, sector = addr // self.line, (addr % self.line) // self.fetch
+        ways = sets.setdefault(self._set(la), OrderedDict())
+        if la in ways:
+            ways.move_to_end(la)
+            if sector in ways[la]:
+                return self.hit
+            ways[la].add(sector)
+            return self.miss
+        if len(ways) >= self.ways:
+            ways.popitem(last=False)
+        ways[la] = {sector}
+        return self.miss
+
+    def measure(self, footprint, stride, stage, level="L"):
+        """What one kernel launch of the fine chase records (the spec's run layout)."""
+        slots = footprint // stride
+        passes = max(1, math.ceil(WINDOW / slots))
+        start, warm, timed = WINDOW % slots, slots, passes * slots
+        sets: dict = {}
+        hist: dict[int, int] = {}
+        window = []
+        jitter = self.rng.integers(0, 6, size=warm + timed)
+        for g in range(warm + timed):
+            lat = self._access(sets, ((start + g) % slots) * stride) + int(jitter[g])
+            if g >= warm:
+                hist[lat // BIN] = hist.get(lat // BIN, 0) + 1
+                if g >= warm + timed - WINDOW:
+                    window.append(lat)
+        return {"level": level, "stage": stage, "footprint": footprint, "stride": stride,
+                "slots": slots, "passes": passes, "bin_cycles": BIN,
+                "hist": {str(k): v for k, v in hist.items()}, "window": window,
+                "window_first": (start + warm + timed - WINDOW) % slots}
+
+
+@pytest.mark.parametrize("cache,plan,want", [
+    # an L1: 16 KiB, 128 B lines of 32 B sectors, 16 sets × 8 ways, modulo index
+    (SimCache(128, 16, 8, 32), LevelPlan("L1", 2 * KIB, 64 * KIB, per_octave=8, stride=32),
+     {"size_bytes": 16 * KIB, "line_bytes": 128, "ways": 8, "sets": 16, "fetch_bytes": 32,
+      "sets_from_period": 16}),
+    # an L2 slice: 128 KiB, 64 sets × 16 ways, XOR-hashed index, scanned at one access per line
+    (SimCache(128, 64, 16, 32, hashed=True, seed=1),
+     LevelPlan("L2", 16 * KIB, 512 * KIB, per_octave=4, stride=128),
+     {"size_bytes": 128 * KIB, "line_bytes": 128, "ways": 16, "sets": 64, "fetch_bytes": 32}),
+    # whole-line fills, 64 B lines, 4 ways
+    (SimCache(64, 32, 4, 64, seed=2), LevelPlan("L1", 2 * KIB, 32 * KIB, per_octave=8, stride=32),
+     {"size_bytes": 8 * KIB, "line_bytes": 64, "ways": 4, "sets": 32, "fetch_bytes": 64}),
+])
+def test_geometry_is_recovered_from_per_access_latencies(cache, plan, want):
+    runs = explore_level(plan, cache.measure)
+    got = analyze_level(runs)
+    for key, value in want.items():
+        assert got.get(key) == pytest.approx(value), (key, got)
+    assert got["hit_latency_cycles"] == pytest.approx(42, abs=4)
+    assert got["miss_latency_cycles"] == pytest.approx(292, abs=4)
+    if cache.hashed:
+        assert "sets_from_period" not in got and "hashed" in got["set_index"]
+    else:
+        assert got["set_index"].startswith(f"line mod {want['sets']}")
+
+
+def test_nothing_missing_in_range_is_not_a_level():
+    cache = SimCache(128, 16, 8, 32)
+    runs = explore_level(LevelPlan("L1", 2 * KIB, 8 * KIB, per_octave=2), cache.measure)
+    got = analyze_level(runs)
+    assert "size_bytes" not in got and len(runs) == 5  # the scan only
+
+
+def test_analysis_reads_records_and_names_levels():
+    cache = SimCache(128, 16, 8, 32)
+    runs = explore_level(LevelPlan("L1", 2 * KIB, 64 * KIB, per_octave=4),
+                         lambda f, s, stage: cache.measure(f, s, stage, level="L1"))
+    records = [{"variant_id": f"r{i}", "status": "ok",
+                "point": {k: r[k] for k in ("level", "stage", "footprint", "stride")},
+                "extra": {k: v for k, v in r.items()
+                          if k not in ("level", "stage", "footprint", "stride")}}
+               for i, r in enumerate(runs)]
+    result = get_analysis("fine_chase")(records, {}, None)
+    chars = {c.name: c.value for c in result.characteristics}
+    assert chars["l1_line_bytes"] == 128 and chars["l1_ways"] == 8
+    assert chars["l1_size_bytes"] == 16 * KIB and chars["cache_geometry"]["L1"]["sets"] == 16
+    assert "fine_chase_l1_misses_vs_footprint" in result.series
+
+
+def test_kernel_carries_the_clock_asm_and_is_skipped_off_nvidia(engine):
+    from gencl.generate import generate
+    from gencl.profile._suite import _skipped_here
+    from gencl.spec import load_spec
+
+    spec = load_spec("fine_chase")
+    source = generate(spec, spec.complete({"level": "L1"})).source
+    assert source.count('asm volatile("mov.u32 %0, %%clock;"') == 2
+    assert "__local uint win_t" in source and "__local uint hist" in source
+    # the load sits between the two clock reads, its value stored to __local before the second
+    body = source[source.index("(t0)"):source.index("(t1)")]
+    assert "j = nxt[j];" in body and "win_j[" in body
+    assert spec.sweep_points(engine.info) == []
+    reason = _skipped_here(spec, engine.info, quick=False)
+    assert reason.startswith("per-access clock needs inline PTX; not available on ")
+
+
+@pytest.mark.parametrize("footprint,stride", [(16 * KIB, 32), (64 * KIB, 32), (8 * KIB, 128)])
+def test_runner_bookkeeping_on_a_real_device(engine, footprint, stride):
+    """The spec's one-launch runner on PoCL, with the clock reads replaced by portable C that
+    makes each access's "latency" the next position mod 97: the walk is checked against the
+    host, the histogram holds every timed step, and the window is in access order."""
+    import dataclasses
+
+    from gencl.generate import generate
+    from gencl.spec import load_spec
+    from gencl.spec.pointer_chase import clocked_walk_program
+
+    spec = load_spec("fine_chase")
+    portable = dataclasses.replace(spec, name="fine_chase_portable", program=lambda _p:
+                                   clocked_walk_program(clock=("t0 = 0;",
+                                                               "t1 = (uint)(j % 97);")))
+    built = engine.build(generate(portable, portable.complete({"level": "L1"})))
+    one_run = spec.runner.__globals__["_one_run"]
+    m, run = one_run(engine, built, spec, "L1", footprint, stride, "line",
+                     np.random.default_rng(3))
+    assert m.status == "ok", m.reason
+    slots, step = footprint // stride, stride // 4
+    assert run["slots"] == slots and sum(run["hist"].values()) == m.sizes["S"]
+    accessed = (run["window_first"] + np.arange(WINDOW)) % slots
+    assert run["window"] == list((((accessed + 1) % slots) * step) % 97)
+    if slots >= WINDOW:
+        assert run["window_first"] == 0  # the window sits on the ring's first slots
+    assert m.extra["hist"] == run["hist"] and m.point["stage"] == "line"
+
+
+def test_ways_ignore_misses_that_do_not_grow_with_the_extra_lines():
+    from gencl.characterize.fine_chase import ways_from
+
+    def run(k):  # k extra lines: 17 slow accesses per line (16 ways + 1), 15 TLB refills
+        slow = 17 * k + 15
+        return {"footprint": (1 << 20) + 128 * k, "stride": 128, "slots": 10000, "passes": 1,
+                "bin_cycles": 4, "hist": {"10": 10000 - slow, "100": slow}}
+
+    runs = [run(k) for k in (1, 2, 3, 4)]
+    slope, pts = ways_from(runs, 1 << 20, 128, limit=200.0)
+    assert slope == pytest.approx(17.0) and [k for k, _ in pts] == [1, 2, 3, 4]
