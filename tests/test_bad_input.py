@@ -85,6 +85,7 @@ def _program_with(instruction: str = "y[i] = 2 * x[i]", domain: str = "{[i]: 0 <
 
 identifiers = st.text(string.ascii_lowercase, min_size=1, max_size=8).map(lambda s: "q" + s)
 non_positive = st.integers(max_value=0)
+negative = st.integers(max_value=-1)  # a size of 0 is a size (an offset); below is a bug
 not_float32 = st.sampled_from(["np.float64", "np.float16", "np.int32", "np.int64", "np.int8",
                                "np.complex64"])
 off_by = st.integers(min_value=-99, max_value=200).filter(lambda d: d != 0)
@@ -93,7 +94,7 @@ exceptions = st.sampled_from(["ValueError", "KeyError", "RuntimeError", "ZeroDiv
 
 BROKEN_PARTS = st.one_of(
     # sizes()
-    non_positive.map(lambda k: {"sizes": _sizes_returning(f"{{'n': {k}}}")}),
+    negative.map(lambda k: {"sizes": _sizes_returning(f"{{'n': {k}}}")}),
     st.sampled_from(["[100]", "100", "None", "'n=100'", "{}", "{'n': 100.0}", "{'n': '100'}",
                      "{'n': True}", "{'n': None}", "{3: 100}", "{'n-1': 100}"])
     .map(lambda e: {"sizes": _sizes_returning(e)}),

@@ -69,9 +69,10 @@ def miss_ratio(footprints: np.ndarray, size: float, sharpness: float = 1.0,
     return np.where(s <= size, below, above)
 
 
-def staircase(footprints: np.ndarray, sizes: Sequence[float], latencies: Sequence[float],
-              sharpness: Sequence[float] | None = None,
-              early: Sequence[float] | None = None) -> np.ndarray:
+def staircase(footprints: np.ndarray, sizes: Sequence[float] | np.ndarray,
+              latencies: Sequence[float] | np.ndarray,
+              sharpness: Sequence[float] | np.ndarray | None = None,
+              early: Sequence[float] | np.ndarray | None = None) -> np.ndarray:
     """Eq. 6 summed over levels: ``latencies`` has one entry more than ``sizes`` (memory).
 
     Each level adds ``(Λ_{j+1} − Λ_j) · miss_ratio(s)``. With *sharpness* k_j the miss ratio
@@ -191,15 +192,16 @@ def _fit_levels(x: np.ndarray, y: np.ndarray, levels: int, *, sharp: bool = True
                 best = (rss, fit.x, steps)
     assert best is not None and extra >= 0
     rss, p, used = best
-    lat, c, k, g = unpack(p)
-    stair = Staircase(tuple(float(v) for v in c), tuple(float(v) for v in lat[:-1]),
-                      float(lat[-1]), float(np.sqrt(rss / len(x))),
-                      tuple(float(v) for v in k) if sharp else (),
-                      tuple(float(v) for v in g) if sharp else ())
+    lats, caps, ks, gs = unpack(p)
+    stair = Staircase(tuple(float(v) for v in caps), tuple(float(v) for v in lats[:-1]),
+                      float(lats[-1]), float(np.sqrt(rss / len(x))),
+                      tuple(float(v) for v in ks) if sharp else (),
+                      tuple(float(v) for v in gs) if sharp else ())
     return stair, rss, used
 
 
-def fit_staircase(footprints: Sequence[float], cpmr: Sequence[float], *, max_levels: int = 4,
+def fit_staircase(footprints: Sequence[float] | np.ndarray, cpmr: Sequence[float] | np.ndarray,
+                  *, max_levels: int = 4,
                   min_step: float = 1.25, min_ratio: float = 1.5,
                   sharp: bool = True) -> Staircase:
     """Cache levels of a varying-size walk (seed 000 eq. 6, sharpened), chosen by BIC.
@@ -382,10 +384,11 @@ def analyze_random_walk(records: Sequence[Mapping[str, Any]], device: Mapping[st
     series.update(stair_series)
     if walk:
         largest = max(walk, key=lambda r: r["point"]["footprint"])
+        ci: Any
         lat, ci = walk_cpmr(largest, hz)
         ids: tuple[str, ...] = (largest["variant_id"],)
         plateau = plateau_past(walk, hz, stair) if stair is not None else None
-        if plateau is not None:
+        if plateau is not None and stair is not None:
             lat, ci, past = plateau
             ids = tuple(r["variant_id"] for r in past)
             how = (f"median CPMR of the {len(past)} walks from "

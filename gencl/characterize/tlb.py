@@ -125,7 +125,7 @@ def analyze_tlb_chase(records: Sequence[Mapping[str, Any]], device: Mapping[str,
             first[stride] = stair.sizes[0]
     ids = tuple(r["variant_id"] for r in ok)
     chars: list[Characteristic] = []
-    series = {"tlb_chase_cpmr_vs_footprint": {
+    series: dict[str, Any] = {"tlb_chase_cpmr_vs_footprint": {
         "title": "Page-stride walk: CPMR vs footprint, one line per stride",
         "lines": lines, "xlabel": "footprint = slots × stride (B)",
         "ylabel": "cycles per memory request", "xscale": "log", "yscale": "log"}}
@@ -154,7 +154,8 @@ def analyze_tlb_chase(records: Sequence[Mapping[str, Any]], device: Mapping[str,
         chars.append(Characteristic(
             "tlb_levels", levels, "entries, B, cycles",
             method=f"per TLB level: entries = footprint of its step / stride, at the smallest "
-                   f"stride ≥ the page size that shows it (stride_bytes); reach = entries × {_human(page)}; miss penalty = "
+                   f"stride ≥ the page size that shows it (stride_bytes); reach = entries × "
+                   f"{_human(page)}; miss penalty = "
                    f"the rise of its step over the control walk (caches subtracted); "
                    f"{clock_method}", variants=ids))
     return AnalysisResult(tuple(chars), series, tuple(notes))

@@ -101,8 +101,8 @@ def check_sizes(check: _Check, field: str, sizes: Any) -> dict[str, int]:
             check.fail(field, f"size name {name!r} is not an identifier")
         if isinstance(value, bool) or not isinstance(value, int | np.integer):
             check.fail(f"{field}.{name}", f"{value!r} is a {type(value).__name__}, not an int")
-        if value < 1:
-            check.fail(f"{field}.{name}", f"{value} is not a positive size")
+        if value < 0:  # 0 is a size (an offset, an empty prologue); a negative one is a bug
+            check.fail(f"{field}.{name}", f"{value} is negative")
     return {k: int(v) for k, v in sizes.items()}
 
 

@@ -296,4 +296,4 @@ def walk_reference(values: Mapping[str, Any], steps: int) -> dict[str, np.ndarra
     idx = int(values["state"][0])
     for _ in range(steps):
         idx = int(nxt[idx])
-    return {"state": np.array([idx], dtype=np.int32)}
+    return {"state": np.array([idx], dtype=np.asarray(values["state"]).dtype)}

@@ -51,7 +51,9 @@ def test_quick_profile_measures_the_headline_keys(quick_profile):
     summary = json.loads((folder / "summary.json").read_text())
     for key in HEADLINE:
         assert isinstance(summary[key], int | float) and summary[key] > 0, (key, summary[key])
-    assert all(b.ok for b in load_profile(folder).benchmarks.values())
+    # measured, or skipped with its reason where the device cannot run it (inline PTX on a CPU)
+    for b in load_profile(folder).benchmarks.values():
+        assert b.ok or (b.status == "skipped" and b.reason), (b.name, b.status, b.reason)
 
 
 def test_benchmark_that_measures_nothing_fails_with_its_cause_and_exit_1(tmp_path):
