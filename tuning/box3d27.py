@@ -1,0 +1,123 @@
+"""3-D 27-point box stencil: every point of the 3×3×3 neighbourhood, weighted by its distance class.
+
+u_new = c0 u + c1 Σ(6 faces) + c2 Σ(12 edges) + c3 Σ(8 corners), on an nz × ny × nx interior with a
+fixed boundary one point wide kept in both ping-pong buffers (padded form, interior-only domain).
+This is the compact 27-point Laplacian/smoother of multigrid codes; it reads 27 points per update
+where the 7-point star reads 7, so reuse across neighbouring work items decides its speed. x rows
+carry 16 pad elements on each side so interior rows start aligned.
+
+No knobs are declared: the space is derived from the program (``gencl space box3d27 --list``).
+"""
+
+import itertools
+
+import loopy as lp
+import numpy as np
+
+from gencl.spec import BenchmarkSpec
+
+DTYPES = {"float32": np.float32, "float64": np.float64}
+PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
+#: weights of the compact 27-point Laplacian (centre, face, edge, corner), scaled to a smoother
+WEIGHTS = (1 - 0.05 * 128 / 30, 0.05 * 14 / 30, 0.05 * 3 / 30, 0.05 * 1 / 30)
+OFFSETS = tuple(itertools.product((-1, 0, 1), repeat=3))
+FLOPS_PER_POINT = 30  # 26 adds (within and between the four classes), 4 multiplications
+
+
+def program(point):
+    dtype = DTYPES[point["dtype"]]
+
+    def u(dk, dj, di):
+        return f"u[k + {1 + dk}, j + {1 + dj}, i + {PAD + di}]"
+
+    classes = [" + ".join(u(*d) for d in OFFSETS if sum(map(abs, d)) == c) for c in range(4)]
+    update = " + ".join(f"c{c} * ({terms})" for c, terms in enumerate(classes))
+    shape = ("nz + 2", "ny + 2", f"nx + {2 * PAD}")
+    return lp.make_kernel(
+        "{[k, j, i]: 0 <= k < nz and 0 <= j < ny and 0 <= i < nx}",
+        f"u_new[k + 1, j + 1, i + {PAD}] = {update}",
+        [lp.GlobalArg("u", dtype, shape=shape),
+         lp.GlobalArg("u_new", dtype, shape=shape, is_input=True, is_output=True),
+         *(lp.ValueArg(f"c{c}", dtype) for c in range(4)),
+         lp.ValueArg("nz", np.int32), lp.ValueArg("ny", np.int32), lp.ValueArg("nx", np.int32)],
+        name="box3d27", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+
+
+# {{{ data and reference
+
+def to_buffer(grid, fill=np.nan):
+    """A logical (nz+2, ny+2, nx+2) grid in the buffer layout; pad columns hold *fill*."""
+    nz2, ny2, nx2 = grid.shape
+    out = np.full((nz2, ny2, nx2 - 2 + 2 * PAD), fill, dtype=grid.dtype)
+    out[:, :, PAD - 1:PAD + nx2 - 1] = grid
+    return out
+
+
+def from_buffer(buf):
+    return buf[:, :, PAD - 1:buf.shape[2] - PAD + 1]
+
+
+def step(u, c):
+    """One application of the box stencil to a logical grid (boundary kept)."""
+    new = u.copy()
+    nz, ny, nx = (n - 2 for n in u.shape)
+    sums = [0, 0, 0, 0]
+    for dk, dj, di in OFFSETS:
+        sums[abs(dk) + abs(dj) + abs(di)] += u[1 + dk:1 + dk + nz, 1 + dj:1 + dj + ny,
+                                               1 + di:1 + di + nx]
+    new[1:-1, 1:-1, 1:-1] = c[0] * sums[0] + c[1] * sums[1] + c[2] * sums[2] + c[3] * sums[3]
+    return new
+
+
+def inputs(point, sizes, rng):
+    dtype = DTYPES[point["dtype"]]
+    grid = rng.uniform(-1, 1, size=(sizes["nz"] + 2, sizes["ny"] + 2, sizes["nx"] + 2))
+    grid = grid.astype(dtype)
+    start = grid.copy()
+    start[1:-1, 1:-1, 1:-1] = np.nan  # a point the kernel misses cannot pass
+    return {"u": to_buffer(grid), "u_new": to_buffer(start),
+            **{f"c{c}": dtype(w) for c, w in enumerate(WEIGHTS)}}
+
+
+def reference(values, point, sizes):
+    c = [values[f"c{k}"] for k in range(4)]
+    return {"u_new": to_buffer(step(from_buffer(values["u"]), c))}
+
+# }}}
+
+
+def sizes(point, device, quick):
+    """512³ on a GPU, 128³ on a CPU."""
+    if quick:
+        return {"nz": 16, "ny": 16, "nx": 32}
+    n = 512 if device is not None and device.device_type.upper() == "GPU" else 128
+    return {"nz": n, "ny": n, "nx": n}
+
+
+def verify_sizes(point, device):
+    return {"nz": 9, "ny": 11, "nx": 48}
+
+
+def compulsory_bytes(point, sizes):
+    """Read u once, write u_new once per interior point."""
+    return 2 * np.dtype(DTYPES[point["dtype"]]).itemsize * points(point, sizes)
+
+
+def points(point, sizes):
+    return sizes["nz"] * sizes["ny"] * sizes["nx"]
+
+
+SPEC = BenchmarkSpec(
+    name="box3d27",
+    description=__doc__.strip().splitlines()[0],
+    program=program,
+    params={"dtype": tuple(DTYPES)},
+    inputs=inputs,
+    reference=reference,
+    sizes=sizes,
+    verify_sizes=verify_sizes,
+    metrics={"bytes": compulsory_bytes, "points": points,
+             "flops": lambda p, s: FLOPS_PER_POINT * points(p, s)},
+    group="application",
+    tolerance={"float32": 1e-5, "float64": 1e-12},
+)
