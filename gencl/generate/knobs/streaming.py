@@ -154,13 +154,19 @@ def _find_columns(knl: lp.LoopKernel, arrays: Sequence[str], inner: str,
 def _rotating_columns(knl: lp.LoopKernel, columns: Mapping[tuple, _Column],
                       outer_and_inner: set[str]) -> dict[tuple, _Column]:
     """The columns worth a rotating buffer: constant offset range with span ≥ 1, index of the
-    other axes free of the streamed inames and of reduction or loop inames other than lanes."""
+    other axes free of the streamed inames, and whole vectors (a column off the vector grid,
+    ``x[..., i - 1]`` at width 4, would be loaded lane by lane into its buffer: as many loads as
+    without the buffer, and several times the code; it is left to the caches)."""
+    _, vectorized = _private_axis_inames(knl)
     keep = {}
     for key, col in columns.items():
         ranges = [_offset_range(knl, off) for off in col.offsets]
         if any(r is None for r in ranges):
             continue
         if any(_variables(e) & outer_and_inner for e in col.key):
+            continue
+        if any(_variables(e) & vectorized and not (
+                isinstance(e, prim.Variable) and e.name in vectorized) for e in col.key):
             continue
         col.lo = min(r[0] for r in ranges)  # type: ignore[index]
         col.hi = max(r[1] for r in ranges)  # type: ignore[index]

@@ -80,10 +80,13 @@ def split_lanes(t: lp.TranslationUnit, iname: str) -> lp.TranslationUnit:
     """Write each instruction of vector loop *iname* that loopy could only emit lane by lane as
     one instruction per lane, with the lane's index arithmetic folded to constants.
 
-    loopy's own fallback (unrolling the vector loop at code generation) gets there too, but it
-    proves every floor division of a split array index non-negative with isl, lane by lane:
-    20 s of code generation for a 27-point stencil at width 8. Folded here, the lanes index
-    ``x[base + io + q].sR`` directly and code generation takes a fraction of that.
+    A gather of an unaligned neighbour (``g = x[..., i - 1]``) becomes whole aligned vector loads
+    (``x[..., io - 1]`` and ``x[..., io]``) into private vectors and one register move per lane
+    (``g.s0 = prev.s3; g.s1 = cur.s0; …``): two vector loads instead of W scalar ones, and the
+    loads are aligned columns the streaming knob can keep in registers. Any other instruction is
+    copied once per lane. loopy's own fallback (unrolling the vector loop at code generation)
+    also gets there, but it proves every floor division of a split index non-negative with isl,
+    lane by lane: tens of seconds of code generation for a 27-point stencil at width 8.
     """
     import pymbolic.primitives as prim
     from loopy.symbolic import SubstitutionMapper
@@ -95,14 +98,24 @@ def split_lanes(t: lp.TranslationUnit, iname: str) -> lp.TranslationUnit:
         return t
     width = int(knl.get_constant_iname_length(iname))
     insn_ids = knl.get_instruction_id_generator()
+    var_names = knl.get_var_name_generator()
     fold = CommutativeConstantFoldingMapper()
     lanes_of: dict[str, frozenset[str]] = {}
+    new_temps: dict[str, Any] = {}
+    loaded: dict[tuple, tuple[str, str]] = {}  # one load per aligned vector, shared by gathers
     insns = []
     for insn in knl.instructions:
         if (iname not in insn.within_inames or not isinstance(insn, lp.Assignment)
                 or not (_lane_bound(knl, insn.expression, iname)
                         or _lane_bound(knl, insn.assignee, iname))):
             insns.append(insn)
+            continue
+        gather = _vector_gather(knl, insn, iname, width, insn_ids, var_names, fold, loaded)
+        if gather is not None:
+            new_insns, temps, ids = gather
+            insns.extend(new_insns)
+            new_temps.update(temps)
+            lanes_of[insn.id] = frozenset(ids)
             continue
         ids = []
         for lane in range(width):
@@ -119,7 +132,65 @@ def split_lanes(t: lp.TranslationUnit, iname: str) -> lp.TranslationUnit:
     insns = [i.copy(depends_on=frozenset().union(*(lanes_of.get(d, {d}) for d in i.depends_on)))
              if i.depends_on & lanes_of.keys() else i for i in insns]
     del prim
-    return t.with_kernel(knl.copy(instructions=insns))
+    return t.with_kernel(knl.copy(instructions=insns, temporary_variables={
+        **knl.temporary_variables, **new_temps}))
+
+
+def _vector_gather(knl, insn, iname, width, insn_ids, var_names, fold, loaded):
+    """(instructions, temporaries, ids of the lane moves) for a pure gather ``tmp[iname] =
+    x[..., off-grid]`` of a vector array, or None when *insn* is not one. *loaded* maps
+    (array, address, inames) to the (temporary, load id) of vectors already loaded."""
+    import pymbolic.primitives as prim
+    from loopy.symbolic import SubstitutionMapper
+    from pymbolic.mapper.substitutor import make_subst_func
+
+    lhs, rhs = insn.assignee, insn.expression
+    if not (isinstance(lhs, prim.Subscript) and isinstance(rhs, prim.Subscript)
+            and lhs.aggregate.name in knl.temporary_variables
+            and lhs.index_tuple[-1] == prim.Variable(iname)
+            and iname not in set().union(*(_deps(e) for e in lhs.index_tuple[:-1]))
+            and rhs.aggregate.name in knl.arg_dict):
+        return None
+    lanes = []
+    for lane in range(width):
+        folded = fold(SubstitutionMapper(make_subst_func({iname: lane}))(rhs))
+        where = folded.index_tuple[-1]
+        if not isinstance(where, int):
+            return None
+        lanes.append((tuple(folded.index_tuple[:-1]), where))
+    array = rhs.aggregate.name
+    dtype = knl.arg_dict[array].dtype
+    new_insns, temps, ids = [], {}, []
+    for address, _ in lanes:
+        key = (array, address, insn.within_inames)
+        if key in loaded:
+            continue
+        name = var_names(f"{array}_vec")
+        temps[name] = lp.TemporaryVariable(name, dtype, shape=(width,), dim_tags="vec",
+                                           address_space=lp.AddressSpace.PRIVATE)
+        load = lp.Assignment(
+            prim.Subscript(prim.Variable(name), (prim.Variable(iname),)),
+            prim.Subscript(prim.Variable(array), (*address, prim.Variable(iname))),
+            id=insn_ids(f"{name}_load"), within_inames=insn.within_inames,
+            depends_on=insn.depends_on)
+        new_insns.append(load)
+        loaded[key] = (name, load.id)
+    for lane, (address, where) in enumerate(lanes):
+        new_id = insn_ids(f"{insn.id}_lane{lane}")
+        source, load_id = loaded[(array, address, insn.within_inames)]
+        new_insns.append(insn.copy(
+            id=new_id,
+            assignee=prim.Subscript(lhs.aggregate, (*lhs.index_tuple[:-1], lane)),
+            expression=prim.Subscript(prim.Variable(source), (where,)),
+            within_inames=insn.within_inames - {iname},
+            depends_on=insn.depends_on | {load_id}))
+        ids.append(new_id)
+    return new_insns, temps, ids
+
+
+def _deps(expr: Any) -> set[str]:
+    from loopy.symbolic import get_dependencies
+    return set(get_dependencies(expr))
 
 
 def _tag_vector_axis(t: lp.TranslationUnit, name: str) -> lp.TranslationUnit:
