@@ -41,14 +41,14 @@ def _pairs(point) -> set[tuple]:
 
 def covering_sample(spec) -> list[dict]:
     """Valid points (no device) covering every value of every axis, greedily: most new values
-    first, then most value pairs not yet seen together, then the cheapest."""
+    first, then the cheapest, then most value pairs not yet seen together."""
     valid = list(spec.points(None))
     wanted = {(axis, repr(v)) for axis, values in spec.axes.items() for v in values}
     seen: set[tuple] = set()
     chosen: list[dict] = []
     while wanted:
         best = max(valid, key=lambda p: (len(wanted & {(a, repr(p[a])) for a in p}),
-                                         len(_pairs(p) - seen), -_cost(p)))
+                                         -_cost(p), len(_pairs(p) - seen)))
         gain = wanted & {(a, repr(best[a])) for a in best}
         if not gain:
             break  # a value no valid point takes: the test below reports it
