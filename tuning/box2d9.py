@@ -54,13 +54,18 @@ def from_buffer(buf):
     return buf[:, PAD - 1:buf.shape[1] - PAD + 1]
 
 
-def step(u, c):
-    """One application of the box stencil to a logical grid (boundary kept)."""
-    new = u.copy()
+def update(u, u_new, c0, c1, c2):
+    """Write the box stencil of logical grid *u* into the interior of *u_new* (numpy or
+    torch)."""
     edges = u[1:-1, :-2] + u[1:-1, 2:] + u[:-2, 1:-1] + u[2:, 1:-1]
     corners = u[:-2, :-2] + u[:-2, 2:] + u[2:, :-2] + u[2:, 2:]
-    new[1:-1, 1:-1] = c[0] * u[1:-1, 1:-1] + c[1] * edges + c[2] * corners
-    return new
+    u_new[1:-1, 1:-1] = c0 * u[1:-1, 1:-1] + c1 * edges + c2 * corners
+    return {"u_new": u_new}
+
+
+def step(u, c):
+    """One application of the box stencil to a logical grid (boundary kept)."""
+    return update(u, u.copy(), *c)["u_new"]
 
 
 def inputs(point, sizes, rng):
@@ -75,6 +80,79 @@ def inputs(point, sizes, rng):
 def reference(values, point, sizes):
     c = [values[f"c{k}"] for k in range(3)]
     return {"u_new": to_buffer(step(from_buffer(values["u"]), c))}
+
+# }}}
+
+
+# {{{ peers: what a user would otherwise run, on the logical grid (no pads)
+
+def logical_inputs(ctx):
+    """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
+    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    start = u.copy()
+    start[1:-1, 1:-1] = np.nan
+    return {"u": u, "u_new": start, **{f"c{k}": ctx.inputs[f"c{k}"] for k in range(3)}}
+
+
+def logical_reference(ctx):
+    g = logical_inputs(ctx)
+    return {"u_new": step(g["u"], [g[f"c{k}"] for k in range(3)])}
+
+
+#: the step as a user writes it first: one thread per interior point (CUDA and OpenCL C)
+NAIVE = """
+KERNEL void box2d9(GLOBAL const real *u, GLOBAL real *u_new, const real c0, const real c1,
+                   const real c2, const int ny, const int nx)
+{
+    const int i = GX + 1, j = GY + 1;
+    if (i > nx || j > ny) return;
+    const long p = nx + 2, o = j * p + i;
+    u_new[o] = c0 * u[o] + c1 * (u[o - 1] + u[o + 1] + u[o - p] + u[o + p])
+               + c2 * (u[o - p - 1] + u[o - p + 1] + u[o + p - 1] + u[o + p + 1]);
+}
+"""
+ARGS = ("u", "u_new", "c0", "c1", "c2", "ny", "nx")
+BLOCK = (32, 8)
+
+
+def peers():
+    """``ApplicationHooks.peers`` of this kernel (gencl.peers runners)."""
+    from gencl.peers import cupy_kernel_peer, opencl_kernel_peer, torch_compile_peer, torch_peer
+
+    def real(ctx):
+        return "double" if ctx.point["dtype"] == "float64" else "float"
+
+    def grid(ctx):
+        s = ctx.sizes
+        return tuple(-(-s[n] // b) for n, b in zip(("nx", "ny"), BLOCK))
+
+    data = {"inputs": logical_inputs, "expected": logical_reference}
+    return {
+        "hand_opencl": opencl_kernel_peer(
+            lambda ctx: naive_source("opencl", real(ctx)), "box2d9", args=ARGS,
+            global_size=lambda ctx: tuple(g * b for g, b in zip(grid(ctx), BLOCK)),
+            local_size=lambda ctx: BLOCK, **data),
+        "pytorch_eager": torch_peer(update, **data),
+        "torch_compile": torch_compile_peer(update, **data),
+        "cuda_naive": cupy_kernel_peer(
+            lambda ctx: naive_source("cuda", real(ctx)), "box2d9", args=ARGS,
+            launch=lambda ctx: (grid(ctx), BLOCK), **data),
+    }
+
+
+def naive_source(language, real):
+    """NAIVE in CUDA or OpenCL C for element type *real*."""
+    if language == "cuda":
+        head = ('#define KERNEL extern "C" __global__\n#define GLOBAL\n'
+                "#define GX (blockIdx.x * blockDim.x + threadIdx.x)\n"
+                "#define GY (blockIdx.y * blockDim.y + threadIdx.y)\n"
+                "#define GZ (blockIdx.z * blockDim.z + threadIdx.z)\n")
+    else:
+        head = ("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if real == "double" else "")
+        head += ("#define KERNEL __kernel\n#define GLOBAL __global\n"
+                 "#define GX get_global_id(0)\n#define GY get_global_id(1)\n"
+                 "#define GZ get_global_id(2)\n")
+    return head + f"#define real {real}\n" + NAIVE
 
 # }}}
 

@@ -57,16 +57,21 @@ def from_buffer(buf):
     return buf[:, :, PAD - 1:buf.shape[2] - PAD + 1]
 
 
-def step(u, c):
-    """One application of the box stencil to a logical grid (boundary kept)."""
-    new = u.copy()
+def update(u, u_new, c0, c1, c2, c3):
+    """Write the box stencil of logical grid *u* into the interior of *u_new* (numpy or
+    torch)."""
     nz, ny, nx = (n - 2 for n in u.shape)
     sums = [0, 0, 0, 0]
     for dk, dj, di in OFFSETS:
-        sums[abs(dk) + abs(dj) + abs(di)] += u[1 + dk:1 + dk + nz, 1 + dj:1 + dj + ny,
-                                               1 + di:1 + di + nx]
-    new[1:-1, 1:-1, 1:-1] = c[0] * sums[0] + c[1] * sums[1] + c[2] * sums[2] + c[3] * sums[3]
-    return new
+        sums[abs(dk) + abs(dj) + abs(di)] = sums[abs(dk) + abs(dj) + abs(di)] + u[
+            1 + dk:1 + dk + nz, 1 + dj:1 + dj + ny, 1 + di:1 + di + nx]
+    u_new[1:-1, 1:-1, 1:-1] = c0 * sums[0] + c1 * sums[1] + c2 * sums[2] + c3 * sums[3]
+    return {"u_new": u_new}
+
+
+def step(u, c):
+    """One application of the box stencil to a logical grid (boundary kept)."""
+    return update(u, u.copy(), *c)["u_new"]
 
 
 def inputs(point, sizes, rng):
@@ -82,6 +87,83 @@ def inputs(point, sizes, rng):
 def reference(values, point, sizes):
     c = [values[f"c{k}"] for k in range(4)]
     return {"u_new": to_buffer(step(from_buffer(values["u"]), c))}
+
+# }}}
+
+
+# {{{ peers: what a user would otherwise run, on the logical grid (no pads)
+
+def logical_inputs(ctx):
+    """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
+    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    start = u.copy()
+    start[1:-1, 1:-1, 1:-1] = np.nan
+    return {"u": u, "u_new": start, **{f"c{k}": ctx.inputs[f"c{k}"] for k in range(4)}}
+
+
+def logical_reference(ctx):
+    g = logical_inputs(ctx)
+    return {"u_new": step(g["u"], [g[f"c{k}"] for k in range(4)])}
+
+
+#: the step as a user writes it first: one thread per interior point (CUDA and OpenCL C)
+NAIVE = """
+KERNEL void box3d27(GLOBAL const real *u, GLOBAL real *u_new, const real c0, const real c1,
+                    const real c2, const real c3, const int nz, const int ny, const int nx)
+{
+    const int i = GX + 1, j = GY + 1, k = GZ + 1;
+    if (i > nx || j > ny || k > nz) return;
+    const long px = nx + 2, pz = (long)(ny + 2) * px, o = k * pz + j * px + i;
+    real sums[4] = {0, 0, 0, 0};
+    for (int dk = -1; dk <= 1; ++dk)
+        for (int dj = -1; dj <= 1; ++dj)
+            for (int di = -1; di <= 1; ++di)
+                sums[abs(dk) + abs(dj) + abs(di)] += u[o + dk * pz + dj * px + di];
+    u_new[o] = c0 * sums[0] + c1 * sums[1] + c2 * sums[2] + c3 * sums[3];
+}
+"""
+ARGS = ("u", "u_new", "c0", "c1", "c2", "c3", "nz", "ny", "nx")
+BLOCK = (32, 4, 1)
+
+
+def peers():
+    """``ApplicationHooks.peers`` of this kernel (gencl.peers runners)."""
+    from gencl.peers import cupy_kernel_peer, opencl_kernel_peer, torch_compile_peer, torch_peer
+
+    def real(ctx):
+        return "double" if ctx.point["dtype"] == "float64" else "float"
+
+    def grid(ctx):
+        s = ctx.sizes
+        return tuple(-(-s[n] // b) for n, b in zip(("nx", "ny", "nz"), BLOCK))
+
+    data = {"inputs": logical_inputs, "expected": logical_reference}
+    return {
+        "hand_opencl": opencl_kernel_peer(
+            lambda ctx: naive_source("opencl", real(ctx)), "box3d27", args=ARGS,
+            global_size=lambda ctx: tuple(g * b for g, b in zip(grid(ctx), BLOCK)),
+            local_size=lambda ctx: BLOCK, **data),
+        "pytorch_eager": torch_peer(update, **data),
+        "torch_compile": torch_compile_peer(update, **data),
+        "cuda_naive": cupy_kernel_peer(
+            lambda ctx: naive_source("cuda", real(ctx)), "box3d27", args=ARGS,
+            launch=lambda ctx: (grid(ctx), BLOCK), **data),
+    }
+
+
+def naive_source(language, real):
+    """NAIVE in CUDA or OpenCL C for element type *real*."""
+    if language == "cuda":
+        head = ('#define KERNEL extern "C" __global__\n#define GLOBAL\n'
+                "#define GX (blockIdx.x * blockDim.x + threadIdx.x)\n"
+                "#define GY (blockIdx.y * blockDim.y + threadIdx.y)\n"
+                "#define GZ (blockIdx.z * blockDim.z + threadIdx.z)\n")
+    else:
+        head = ("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if real == "double" else "")
+        head += ("#define KERNEL __kernel\n#define GLOBAL __global\n"
+                 "#define GX get_global_id(0)\n#define GY get_global_id(1)\n"
+                 "#define GZ get_global_id(2)\n")
+    return head + f"#define real {real}\n" + NAIVE
 
 # }}}
 

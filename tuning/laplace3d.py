@@ -54,14 +54,18 @@ def from_buffer(buf):
     return buf[:, :, PAD - 1:buf.shape[2] - PAD + 1]
 
 
-def step(u, alpha):
-    """One heat step of a logical grid (boundary kept), in the grid's dtype."""
-    new = u.copy()
+def update(u, u_new, alpha):
+    """Write the heat step of logical grid *u* into the interior of *u_new* (numpy or torch)."""
     c = u[1:-1, 1:-1, 1:-1]
-    new[1:-1, 1:-1, 1:-1] = c + alpha * (
+    u_new[1:-1, 1:-1, 1:-1] = c + alpha * (
         u[1:-1, 1:-1, :-2] + u[1:-1, 1:-1, 2:] + u[1:-1, :-2, 1:-1] + u[1:-1, 2:, 1:-1]
         + u[:-2, 1:-1, 1:-1] + u[2:, 1:-1, 1:-1] - 6 * c)
-    return new
+    return {"u_new": u_new}
+
+
+def step(u, alpha):
+    """One heat step of a logical grid (boundary kept), in the grid's dtype."""
+    return update(u, u.copy(), alpha)["u_new"]
 
 
 def inputs(point, sizes, rng):
@@ -75,6 +79,79 @@ def inputs(point, sizes, rng):
 
 def reference(values, point, sizes):
     return {"u_new": to_buffer(step(from_buffer(values["u"]), values["alpha"]))}
+
+# }}}
+
+
+# {{{ peers: what a user would otherwise run, on the logical grid (no pads)
+
+def logical_inputs(ctx):
+    """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
+    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    start = u.copy()
+    start[1:-1, 1:-1, 1:-1] = np.nan
+    return {"u": u, "u_new": start, "alpha": ctx.inputs["alpha"]}
+
+
+def logical_reference(ctx):
+    g = logical_inputs(ctx)
+    return {"u_new": step(g["u"], g["alpha"])}
+
+
+#: the step as a user writes it first: one thread per interior point (CUDA and OpenCL C)
+NAIVE = """
+KERNEL void laplace3d(GLOBAL const real *u, GLOBAL real *u_new, const real alpha,
+                      const int nz, const int ny, const int nx)
+{
+    const int i = GX + 1, j = GY + 1, k = GZ + 1;
+    if (i > nx || j > ny || k > nz) return;
+    const long px = nx + 2, pz = (long)(ny + 2) * px, c = k * pz + j * px + i;
+    u_new[c] = u[c] + alpha * (u[c - 1] + u[c + 1] + u[c - px] + u[c + px] + u[c - pz]
+                               + u[c + pz] - 6 * u[c]);
+}
+"""
+ARGS = ("u", "u_new", "alpha", "nz", "ny", "nx")
+BLOCK = (32, 4, 1)
+
+
+def peers():
+    """``ApplicationHooks.peers`` of this kernel (gencl.peers runners)."""
+    from gencl.peers import cupy_kernel_peer, opencl_kernel_peer, torch_compile_peer, torch_peer
+
+    def real(ctx):
+        return "double" if ctx.point["dtype"] == "float64" else "float"
+
+    def grid(ctx):
+        s = ctx.sizes
+        return tuple(-(-s[n] // b) for n, b in zip(("nx", "ny", "nz"), BLOCK))
+
+    data = {"inputs": logical_inputs, "expected": logical_reference}
+    return {
+        "hand_opencl": opencl_kernel_peer(
+            lambda ctx: naive_source("opencl", real(ctx)), "laplace3d", args=ARGS,
+            global_size=lambda ctx: tuple(g * b for g, b in zip(grid(ctx), BLOCK)),
+            local_size=lambda ctx: BLOCK, **data),
+        "pytorch_eager": torch_peer(update, **data),
+        "torch_compile": torch_compile_peer(update, **data),
+        "cuda_naive": cupy_kernel_peer(
+            lambda ctx: naive_source("cuda", real(ctx)), "laplace3d", args=ARGS,
+            launch=lambda ctx: (grid(ctx), BLOCK), **data),
+    }
+
+
+def naive_source(language, real):
+    """NAIVE in CUDA or OpenCL C for element type *real*."""
+    if language == "cuda":
+        head = ('#define KERNEL extern "C" __global__\n#define GLOBAL\n'
+                "#define GX (blockIdx.x * blockDim.x + threadIdx.x)\n"
+                "#define GY (blockIdx.y * blockDim.y + threadIdx.y)\n"
+                "#define GZ (blockIdx.z * blockDim.z + threadIdx.z)\n")
+    else:
+        head = ("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if real == "double" else "")
+        head += ("#define KERNEL __kernel\n#define GLOBAL __global\n"
+                 "#define GX get_global_id(0)\n#define GY get_global_id(1)\n"
+                 "#define GZ get_global_id(2)\n")
+    return head + f"#define real {real}\n" + NAIVE
 
 # }}}
 

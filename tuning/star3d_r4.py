@@ -57,9 +57,9 @@ def from_buffer(buf):
     return buf[:, :, PAD - R:buf.shape[2] - PAD + R]
 
 
-def step(u, c):
-    """One application of the star stencil to a logical grid (boundary kept)."""
-    new = u.copy()
+def update(u, u_new, c):
+    """Write the star stencil of logical grid *u* into the interior of *u_new* (numpy or
+    torch): the radius-R halo of *u* is its boundary."""
     nz, ny, nx = (n - 2 * R for n in u.shape)
     inner = (slice(R, R + nz), slice(R, R + ny), slice(R, R + nx))
     acc = c[0] * u[inner]
@@ -68,8 +68,13 @@ def step(u, c):
                 + u[R:R + nz, R - s:R - s + ny, R:R + nx] + u[R:R + nz, R + s:R + s + ny, R:R + nx]
                 + u[R:R + nz, R:R + ny, R - s:R - s + nx] + u[R:R + nz, R:R + ny, R + s:R + s + nx])
         acc = acc + c[s] * ring
-    new[inner] = acc
-    return new
+    u_new[inner] = acc
+    return {"u_new": u_new}
+
+
+def step(u, c):
+    """One application of the star stencil to a logical grid (boundary kept)."""
+    return update(u, u.copy(), c)["u_new"]
 
 
 def coefficients(dtype):
@@ -91,6 +96,82 @@ def inputs(point, sizes, rng):
 
 def reference(values, point, sizes):
     return {"u_new": to_buffer(step(from_buffer(values["u"]), values["c"]))}
+
+# }}}
+
+
+# {{{ peers: what a user would otherwise run, on the logical grid (no pads)
+
+def logical_inputs(ctx):
+    """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
+    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    start = u.copy()
+    start[R:-R, R:-R, R:-R] = np.nan
+    return {"u": u, "u_new": start, "c": ctx.inputs["c"]}
+
+
+def logical_reference(ctx):
+    g = logical_inputs(ctx)
+    return {"u_new": step(g["u"], g["c"])}
+
+
+#: the step as a user writes it first: one thread per interior point (CUDA and OpenCL C)
+NAIVE = """
+KERNEL void star3d_r4(GLOBAL const real *u, GLOBAL real *u_new, GLOBAL const real *c,
+                      const int nz, const int ny, const int nx)
+{
+    const int i = GX + 4, j = GY + 4, k = GZ + 4;
+    if (i >= nx + 4 || j >= ny + 4 || k >= nz + 4) return;
+    const long px = nx + 8, pz = (long)(ny + 8) * px, o = k * pz + j * px + i;
+    real acc = c[0] * u[o];
+    for (int s = 1; s <= 4; ++s)
+        acc += c[s] * (u[o - s] + u[o + s] + u[o - s * px] + u[o + s * px] + u[o - s * pz]
+                       + u[o + s * pz]);
+    u_new[o] = acc;
+}
+"""
+ARGS = ("u", "u_new", "c", "nz", "ny", "nx")
+BLOCK = (32, 4, 1)
+
+
+def peers():
+    """``ApplicationHooks.peers`` of this kernel (gencl.peers runners)."""
+    from gencl.peers import cupy_kernel_peer, opencl_kernel_peer, torch_compile_peer, torch_peer
+
+    def real(ctx):
+        return "double" if ctx.point["dtype"] == "float64" else "float"
+
+    def grid(ctx):
+        s = ctx.sizes
+        return tuple(-(-s[n] // b) for n, b in zip(("nx", "ny", "nz"), BLOCK))
+
+    data = {"inputs": logical_inputs, "expected": logical_reference}
+    return {
+        "hand_opencl": opencl_kernel_peer(
+            lambda ctx: naive_source("opencl", real(ctx)), "star3d_r4", args=ARGS,
+            global_size=lambda ctx: tuple(g * b for g, b in zip(grid(ctx), BLOCK)),
+            local_size=lambda ctx: BLOCK, **data),
+        "pytorch_eager": torch_peer(update, **data),
+        "torch_compile": torch_compile_peer(update, **data),
+        "cuda_naive": cupy_kernel_peer(
+            lambda ctx: naive_source("cuda", real(ctx)), "star3d_r4", args=ARGS,
+            launch=lambda ctx: (grid(ctx), BLOCK), **data),
+    }
+
+
+def naive_source(language, real):
+    """NAIVE in CUDA or OpenCL C for element type *real*."""
+    if language == "cuda":
+        head = ('#define KERNEL extern "C" __global__\n#define GLOBAL\n'
+                "#define GX (blockIdx.x * blockDim.x + threadIdx.x)\n"
+                "#define GY (blockIdx.y * blockDim.y + threadIdx.y)\n"
+                "#define GZ (blockIdx.z * blockDim.z + threadIdx.z)\n")
+    else:
+        head = ("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if real == "double" else "")
+        head += ("#define KERNEL __kernel\n#define GLOBAL __global\n"
+                 "#define GX get_global_id(0)\n#define GY get_global_id(1)\n"
+                 "#define GZ get_global_id(2)\n")
+    return head + f"#define real {real}\n" + NAIVE
 
 # }}}
 

@@ -153,3 +153,20 @@ def test_every_pair_of_stream_and_block_on_the_loop_form(engine):
         point = {"unroll": "full", "vector_width": 1, "block": block, "stream": chunk,
                  "workgroup": (4, 4, 1)}
         _verify(engine, spec, point, _tile_sizes(point)[1:])
+
+
+def test_x_only_work_group_sweeps_y_and_z(engine):
+    """A 1-D work-group over x: each work item loops over every row y and streams its chunk of
+    planes z; the rotating buffer restarts for every row (the loop over y encloses the sweep)."""
+    from gencl.spec import Knob
+
+    spec = hand_bound()
+    spec = dataclasses.replace(spec, knobs={
+        "stream": spec.knobs["stream"],
+        "workgroup": Knob("workgroup", ((8,),), {"inames": ("x",)})})
+    point = {"stream": 4, "workgroup": (8,)}
+    body = _body(_verify(engine, spec, point, [{"nz": 9, "ny": 5, "nx": 16},
+                                                {"nz": 8, "ny": 3, "nx": 24}]).source)
+    y_loop, sweep = body.index("for (int y"), body.index("for (int z_stream")
+    prologue = body.index("a_col[0] = a[")
+    assert y_loop < prologue < sweep

@@ -143,3 +143,43 @@ def test_reference_keeps_the_boundary_and_updates_the_interior(name):
     boundary = np.isnan(values["u_new"]) == 0  # u_new holds the boundary only
     assert not changed[boundary & finite].any()  # the boundary is kept
     assert changed.sum() > 0.9 * np.isnan(values["u_new"][finite]).sum()  # interior updated
+
+
+@pytest.mark.parametrize("name,dtype", [(n, d) for n in SUITE for d in ("float32", "float64")])
+def test_naive_peer_kernel_matches_the_reference(engine, name, dtype):
+    """The one-thread-per-point kernel each suite file gives its CUDA and OpenCL peers, run as
+    OpenCL C on PoCL on the logical grid (no pads), against the spec's reference."""
+    import inspect
+    from types import SimpleNamespace
+
+    import pyopencl as cl
+
+    spec = load_spec(name)
+    module = inspect.getmodule(spec.program)
+    point = spec.complete({"dtype": dtype})
+    sizes = spec.verify_sizes(point, None)
+    ctx = SimpleNamespace(inputs=spec.inputs(point, sizes, np.random.default_rng(5)),
+                          sizes=sizes, point=point)
+    host = module.logical_inputs(ctx)
+    want = module.logical_reference(ctx)["u_new"]
+    real = "double" if dtype == "float64" else "float"
+    kernel = getattr(cl.Program(engine.ctx, module.naive_source("opencl", real)).build(), name)
+    mf = cl.mem_flags
+    bufs, args = {}, []
+    for arg in module.ARGS:
+        value = host.get(arg, sizes.get(arg))
+        if isinstance(value, np.ndarray):
+            bufs[arg] = cl.Buffer(engine.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=value)
+            args.append(bufs[arg])
+        else:
+            args.append(np.int32(value) if arg in sizes else value)
+    kernel.set_args(*args)
+    block = module.BLOCK
+    extents = [sizes[n] for n in ("nx", "ny", "nz")[:len(block)]]
+    global_size = tuple(-(-n // b) * b for n, b in zip(extents, block))
+    cl.enqueue_nd_range_kernel(engine.queue, kernel, global_size, block).wait()
+    got = np.empty_like(host["u_new"])
+    cl.enqueue_copy(engine.queue, got, bufs["u_new"]).wait()
+    from gencl.measure import compare
+    assert compare(got, want, spec.tolerance[dtype]) <= 1.0
+    assert not np.isnan(got[(slice(1, -1),) * got.ndim]).any()
