@@ -1,10 +1,22 @@
 """Generate: a spec's points → loopy transforms → OpenCL variants (cached, parallel)."""
 
 from gencl.generate._auto_space import (
-    DerivedSpace, NotAStencil, Stencil, analyse_program, derive_space, describe_space,
-    with_derived_space)
+    DerivedSpace,
+    NotAStencil,
+    Stencil,
+    analyse_program,
+    derive_space,
+    describe_space,
+    with_derived_space,
+)
 from gencl.generate._generate import (
-    GenerationFailure, generate, generate_many, lower, transform_program, write_variants)
+    GenerationFailure,
+    generate,
+    generate_many,
+    lower,
+    transform_program,
+    write_variants,
+)
 from gencl.generate._variant import ArgInfo, Variant, variant_id
 
 __all__ = ["ArgInfo", "DerivedSpace", "GenerationFailure", "NotAStencil", "Stencil", "Variant",

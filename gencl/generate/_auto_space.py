@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -178,6 +178,7 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     """
     import loopy as lp
     import numpy as np
+    import pymbolic.primitives as prim
 
     knl = t.default_entrypoint
     globals_ = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)
@@ -186,12 +187,12 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     if len(written) != 1:
         raise NotAStencil(f"writes {len(written)} global arrays (the derived space needs one)")
     output = written[0]
-    writes = [i for i in knl.instructions if isinstance(i, lp.Assignment)
-              and getattr(i.assignee, "aggregate", None) is not None
-              and i.assignee.aggregate.name == output]
+    writes: list[Any] = [i.assignee for i in knl.instructions if isinstance(i, lp.Assignment)
+                         and isinstance(i.assignee, prim.Subscript)
+                         and getattr(i.assignee.aggregate, "name", None) == output]
     if len(writes) != 1:
         raise NotAStencil(f"{output} is written by {len(writes)} instructions (needs one)")
-    index = writes[0].assignee.index_tuple
+    index = writes[0].index_tuple
     inames, out_offsets = [], []
     for expr in index:
         terms = _affine(expr)
@@ -227,7 +228,7 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
             per_axis[d][1] = max(per_axis[d][1], hi - out_offsets[d])
             if d == 0:
                 stream_loops |= {v for v in terms if v not in axis_of and v != 1}
-    halo_arrays = {n: tuple(tuple(h) for h in hs) for n, hs in halos.items()}
+    halo_arrays = {n: tuple((h[0], h[1]) for h in hs) for n, hs in halos.items()}
     axes = []
     for d, name in enumerate(inames):
         extent, param, offset, zero = _extent(knl, name)
@@ -256,11 +257,8 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     # short loops: every other iname with a small constant trip count
     short = []
     for name in sorted(knl.all_inames() - set(inames)):
-        try:
-            length = int(knl.get_constant_iname_length(name))
-        except Exception:  # noqa: BLE001 -- not a constant trip count
-            continue
-        if length <= SHORT_LOOP:
+        length = _constant_length(knl, name)
+        if length is not None and length <= SHORT_LOOP:
             short.append((name, length))
     vector_loops = _reductions_reading(knl, last.iname, set(vec_arrays))
     if vector_loops - {s for s, _ in short}:
@@ -273,7 +271,14 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
         temporaries=temporaries, short_loops=tuple(short),
         stream_loops=tuple(sorted(stream_loops & {s for s, _ in short})),
         vector_loops=tuple(sorted(vector_loops)),
-        itemsize=int(np.dtype(globals_[output].dtype.numpy_dtype).itemsize))
+        itemsize=int(np.dtype(globals_[output].dtype.numpy_dtype).itemsize))  # type: ignore[union-attr]
+
+
+def _constant_length(knl: lp.LoopKernel, iname: str) -> int | None:
+    try:
+        return int(knl.get_constant_iname_length(iname))
+    except Exception:  # noqa: BLE001 -- loopy raises several kinds for a bound that is not constant
+        return None
 
 
 def _reductions_reading(knl: lp.LoopKernel, iname: str, arrays: set[str]) -> set[str]:
@@ -410,9 +415,13 @@ def local_tile_bytes(st: Stencil, roles: Mapping[str, str], point: Mapping[str, 
     return itemsize * math.prod(t + hi - lo for t, (lo, hi) in zip(tile(st, roles, point), halo))
 
 
-def _evaluate(expr: str, sizes: Mapping[str, Any]) -> int:
+def _evaluate(expr: str, sizes: Mapping[str, Any]) -> int | None:
+    """*expr* at *sizes*, or None when the sizes do not name its parameters."""
     import pymbolic
-    return int(pymbolic.evaluate(pymbolic.parse(expr), dict(sizes)))
+    try:
+        return int(pymbolic.evaluate(pymbolic.parse(expr), dict(sizes)))
+    except Exception:  # noqa: BLE001 -- an unknown variable
+        return None
 
 
 def _constraints(spec: BenchmarkSpec, st: Stencil) -> tuple[Callable[[Any, Any], str | None], ...]:
@@ -483,11 +492,8 @@ def _constraints(spec: BenchmarkSpec, st: Stencil) -> tuple[Callable[[Any, Any],
             return f"local tile {nbytes} B > device local memory {device.local_mem_bytes} B"
         sizes = spec.sizes(point, device, False)
         for axis, extent in zip(st.axes, tile(st, roles, point)):
-            try:
-                size = _evaluate(axis.extent, sizes)
-            except Exception:  # noqa: BLE001 -- sizes that do not name the extent
-                continue
-            if extent > size:
+            size = _evaluate(axis.extent, sizes)
+            if size is not None and extent > size:
                 return f"tile {extent} along {axis.iname} larger than its extent {size}"
         return None
 

@@ -11,8 +11,7 @@ import loopy as lp
 import numpy as np
 import pytest
 
-from gencl.generate import (
-    analyse_program, derive_space, describe_space, lower, with_derived_space)
+from gencl.generate import analyse_program, derive_space, describe_space, lower, with_derived_space
 from gencl.generate._auto_space import local_tile_bytes, tile
 from gencl.measure import verify_variant
 from gencl.space import DeviceLimits, limits_for

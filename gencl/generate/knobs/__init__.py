@@ -4,13 +4,27 @@ A spec binds a knob to its program with ``Knob(transform, values, options)``; th
 ``TRANSFORMS[transform].apply(t_unit, value, point=point, **options)`` in the spec's order.
 """
 
-from gencl.generate.knobs import branch, ilp, local_memory, trip_count, unroll, vector, workgroup
-from gencl.generate.knobs import local_tile, register_block, streaming
+from gencl.generate.knobs import (
+    branch,
+    ilp,
+    local_memory,
+    local_tile,
+    register_block,
+    streaming,
+    trip_count,
+    unroll,
+    vector,
+    workgroup,
+)
 from gencl.generate.knobs._base import Transform
 from gencl.generate.knobs.branch import layout_branches
 from gencl.generate.knobs.ilp import interleave_chains
 from gencl.generate.knobs.local_memory import (
-    PAD_ARG, cache_in_local, local_temporary_to_argument, pad_local_memory)
+    PAD_ARG,
+    cache_in_local,
+    local_temporary_to_argument,
+    pad_local_memory,
+)
 from gencl.generate.knobs.streaming import stream
 from gencl.generate.knobs.trip_count import fix_trip_count
 from gencl.generate.knobs.unroll import unroll as unroll_loop

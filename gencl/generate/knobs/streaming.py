@@ -41,7 +41,6 @@ from gencl.errors import KnobError
 from gencl.generate.knobs._base import Transform
 from gencl.generate.knobs.vector import split_lanes
 
-
 # {{{ affine helpers
 
 def affine_terms(expr: Any) -> dict[str | int, int] | None:
@@ -53,7 +52,7 @@ def affine_terms(expr: Any) -> dict[str | int, int] | None:
         coeffs = CoefficientCollector()(expr)
         out: dict[str | int, int] = {}
         for var, c in coeffs.items():
-            value = evaluate(c)
+            value: Any = evaluate(c)
             if int(value) != value:
                 return None
             if int(value):
@@ -107,7 +106,7 @@ def _offset_range(knl: lp.LoopKernel, offset: Any) -> tuple[int, int] | None:
         return None
     lo = hi = terms.get(1, 0)
     for var, c in terms.items():
-        if var == 1:
+        if not isinstance(var, str):
             continue
         try:
             bounds = knl.get_iname_bounds(var, constants_only=True)
@@ -243,7 +242,7 @@ def _add_rotating_buffers(t: lp.TranslationUnit, columns: Mapping[tuple, _Column
         shape = (*lane_sizes[:len(lanes)], span + 1, *lane_sizes[len(lanes):])
         dim_tags = ",".join(["c"] * (len(lanes) + 1) + ["vec"] * len(vec))
         new_temps[name] = lp.TemporaryVariable(
-            name, arg.dtype, shape=shape, dim_tags=dim_tags,
+            name, arg.dtype, shape=shape, dim_tags=dim_tags,  # type: ignore[arg-type]
             address_space=lp.AddressSpace.PRIVATE)
         lane_idx = [prim.Variable(n) for n in lanes]
         vec_idx = [prim.Variable(n) for n in vec]

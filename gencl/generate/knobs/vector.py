@@ -42,13 +42,12 @@ def vectorize(t: lp.TranslationUnit, iname: str, width: int, *, arrays: Sequence
     t = lp.split_iname(t, iname, width, inner_tag="vec")
     knl = t.default_entrypoint
     for name in arrays:
-        ndim = len(knl.arg_dict[name].shape) if name in knl.arg_dict else \
-            len(knl.temporary_variables[name].shape)
+        ndim = len(_shape(knl, name))
         t = lp.split_array_axis(t, name, ndim - 1, width)
         t = _tag_vector_axis(t, name)
     for name in temporaries:
         t = lp.privatize_temporaries_with_inames(t, f"{iname}_inner", name)
-        ndim = len(t.default_entrypoint.temporary_variables[name].shape)
+        ndim = len(_shape(t.default_entrypoint, name))
         t = lp.tag_array_axes(t, name, ",".join(["c"] * (ndim - 1) + ["vec"]))
     return split_lanes(t, f"{iname}_inner") if gather else t
 
@@ -193,6 +192,11 @@ def _deps(expr: Any) -> set[str]:
     return set(get_dependencies(expr))
 
 
+def _shape(knl: lp.LoopKernel, name: str) -> tuple[Any, ...]:
+    var = knl.arg_dict[name] if name in knl.arg_dict else knl.temporary_variables[name]
+    return tuple(var.shape) if isinstance(var.shape, tuple) else ()
+
+
 def _tag_vector_axis(t: lp.TranslationUnit, name: str) -> lp.TranslationUnit:
     """Tag the last axis of global array *name* (just split by the width) ``vec``, keeping the
     other axes' strides as they were: re-deriving C strides from the split shape would write the
@@ -202,8 +206,8 @@ def _tag_vector_axis(t: lp.TranslationUnit, name: str) -> lp.TranslationUnit:
 
     knl = t.default_entrypoint
     if name not in knl.arg_dict:
-        return lp.tag_array_axes(t, name, ",".join(["c"] * (
-            len(knl.temporary_variables[name].shape) - 1) + ["vec"]))
+        return lp.tag_array_axes(t, name, ",".join(["c"] * (len(_shape(knl, name)) - 1)
+                                                    + ["vec"]))
     arg = knl.arg_dict[name]
     tags = list(arg.dim_tags)
     if not all(isinstance(tag, FixedStrideArrayDimTag) for tag in tags[:-1]):
@@ -224,7 +228,7 @@ def _is_aligned(index: Any, iname: str, width: int) -> bool | None:
             iname in get_dependencies(e) for e in index[:-1]):
         return None
     try:
-        coeffs = {getattr(v, "name", v): evaluate(c)
+        coeffs: dict[Any, Any] = {getattr(v, "name", v): evaluate(c)
                   for v, c in CoefficientCollector()(index[-1]).items()}
     except Exception:  # noqa: BLE001 -- not affine: lane by lane
         return False
