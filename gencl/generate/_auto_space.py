@@ -503,9 +503,8 @@ def _constraints(spec: BenchmarkSpec, st: Stencil) -> tuple[Callable[[Any, Any],
 def derive_space(spec: BenchmarkSpec) -> DerivedSpace:
     """The automatic space of *spec*'s program (at its default parameters); never raises: a
     program it cannot read gives an empty space with the reason."""
-    point = spec.complete({})
     try:
-        st = analyse_program(spec.program(point))
+        st = analyse_program(spec.program(spec.complete({})))
     except NotAStencil as exc:
         return DerivedSpace({}, (), None, str(exc))
     except Exception as exc:  # noqa: BLE001 -- a broken program is reported by validation

@@ -95,10 +95,10 @@ def load_spec(name_or_path: str, *, check_program: bool = True) -> BenchmarkSpec
     if not isinstance(spec, BenchmarkSpec):
         raise SpecError(str(path), "SPEC", f"is a {type(spec).__name__}, not a BenchmarkSpec")
     spec = _with_origin(spec, str(path), source_hash)
-    validate_spec(spec, check_program=check_program)
     if not spec.knobs:  # a kernel that binds no knobs gets the space its program implies
         from gencl.generate import with_derived_space
         spec = with_derived_space(spec)
+    validate_spec(spec, check_program=check_program)
     _CACHE[key] = spec
     return spec
 
