@@ -174,6 +174,26 @@ def _vector_gather(knl, insn, iname, width, insn_ids, var_names, fold, loaded):
             depends_on=insn.depends_on)
         new_insns.append(load)
         loaded[key] = (name, load.id)
+    sources = list(dict.fromkeys(loaded[(array, a, insn.within_inames)] for a, _ in lanes))
+    if len(lhs.index_tuple) == 1 and len(sources) <= 2:
+        # one shuffle2 of the (at most two) aligned vectors: oclgrind misreads lane-by-lane
+        # assembly of 8- and 16-wide vectors as uninitialized; a shuffle is also one instruction
+        import numpy as np
+
+        first, second = sources[0], sources[-1]
+        mask = [where + width * (loaded[(array, a, insn.within_inames)] != first)
+                for a, where in lanes]
+        scalar = np.dtype(dtype.numpy_dtype)
+        ctype = {4: "uint", 8: "ulong"}[scalar.itemsize]
+        code = (f"{lhs.aggregate.name} = shuffle2({first[0]}, {second[0]}, "
+                f"({ctype}{width})({', '.join(map(str, mask))}));")
+        new_id = insn_ids(f"{insn.id}_shuffle")
+        new_insns.append(lp.CInstruction(
+            (), code, read_variables=frozenset({first[0], second[0]}),
+            assignees=(lhs.aggregate,), id=new_id,
+            within_inames=insn.within_inames - {iname},
+            depends_on=insn.depends_on | {first[1], second[1]}))
+        return new_insns, temps, [new_id]
     for lane, (address, where) in enumerate(lanes):
         new_id = insn_ids(f"{insn.id}_lane{lane}")
         source, load_id = loaded[(array, address, insn.within_inames)]
