@@ -3,7 +3,8 @@
 Three kernels declare no knobs (their spaces are derived from the program), box2d9 binds its own.
 The spaces are too large to run whole in CI (`gencl verify` does that), so each kernel runs a
 covering sample: a greedy set of valid points in which every value of every axis appears at least
-once, the points taking as many new values at once as they can. Each point runs at the kernel's
+once and every valid pair of values of the transforms that interact in the emitted code (vector
+width, streaming on or off, register blocking, unrolling, local tile). Each point runs at the kernel's
 verification sizes (tiles cut at the edges) and at sizes that are whole multiples of its tile.
 """
 
@@ -34,22 +35,41 @@ def _cost(point) -> int:
     return cost
 
 
-def _pairs(point) -> set[tuple]:
-    items = sorted((a, repr(v)) for a, v in point.items())
+#: transforms whose values interact in the emitted code: every valid pair of their values is run
+STRUCTURAL = ("vector", "register_block", "streaming", "unroll", "local_tile")
+
+
+def _pairs(point, axes=None) -> set[tuple]:
+    items = sorted((a, repr(v)) for a, v in point.items() if axes is None or a in axes)
     return {(x, y) for i, x in enumerate(items) for y in items[i + 1:]}
 
 
+def _shape(spec, point, structural) -> dict:
+    """The structural values of *point*, a streamed chunk reduced to streamed or not (its
+    length changes loop bounds, not the code's shape)."""
+    return {a: (min(point[a], 2) if spec.knobs[a].transform == "streaming" else point[a])
+            for a in structural}
+
+
 def covering_sample(spec) -> list[dict]:
-    """Valid points (no device) covering every value of every axis, greedily: most new values
-    first, then the cheapest, then most value pairs not yet seen together."""
+    """Valid points (no device) in which every value of every axis appears, and every valid pair
+    of values of the structural axes (vector × streaming × blocking × unrolling × local tile;
+    streaming as on or off): greedily, most new values and pairs first, then the cheapest, then
+    most other pairs new."""
     valid = list(spec.points(None))
+    structural = {n for n, k in spec.knobs.items() if k.transform in STRUCTURAL}
     wanted = {(axis, repr(v)) for axis, values in spec.axes.items() for v in values}
+    wanted |= set().union(*(_pairs(_shape(spec, p, structural)) for p in valid))
+
+    def covers(p):
+        return {(a, repr(p[a])) for a in p} | _pairs(_shape(spec, p, structural))
+
     seen: set[tuple] = set()
     chosen: list[dict] = []
     while wanted:
-        best = max(valid, key=lambda p: (len(wanted & {(a, repr(p[a])) for a in p}),
-                                         -_cost(p), len(_pairs(p) - seen)))
-        gain = wanted & {(a, repr(best[a])) for a in best}
+        best = max(valid, key=lambda p: (len(wanted & covers(p)), -_cost(p),
+                                         len(_pairs(p) - seen)))
+        gain = wanted & covers(best)
         if not gain:
             break  # a value no valid point takes: the test below reports it
         chosen.append(best)
