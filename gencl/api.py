@@ -55,16 +55,9 @@ def load(spec: str | os.PathLike[str] | BenchmarkSpec) -> BenchmarkSpec:
 def with_space(spec: BenchmarkSpec) -> BenchmarkSpec:
     """*spec* with a space to search: a kernel that binds no knobs gets the one derived from its
     program (``gencl.generate.derive_space``: vector widths, work-group shapes, blocking, …)."""
-    import gencl.generate as generate
-    from gencl.spec import BenchmarkSpec
+    from gencl.generate import with_derived_space
 
-    derive = getattr(generate, "derive_space", None)
-    if spec.knobs or spec.runner is not None or spec.analysis is not None or derive is None:
-        return spec
-    derived = derive(spec)
-    if isinstance(derived, BenchmarkSpec):
-        return derived
-    return dataclasses.replace(spec, knobs=dict(derived))
+    return with_derived_space(spec)
 
 
 def program_hash(spec: BenchmarkSpec) -> str:

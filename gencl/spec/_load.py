@@ -173,6 +173,10 @@ def load_spec(name_or_path: str, *, check_program: bool = True) -> BenchmarkSpec
                 raise SpecError(str(path), "SPEC",
                                 f"is a {type(spec).__name__}, not a BenchmarkSpec")
             spec = _with_origin(spec, str(path), text_hash)
+            if not spec.knobs:  # a kernel that binds no knobs gets the space its program implies
+                from gencl.generate import with_derived_space
+
+                spec = with_derived_space(spec)
             validate_spec(spec, check_program=False)
             spec = _probed(spec, text_hash, check_program=check_program)
         except SpecTimeLimit as exc:

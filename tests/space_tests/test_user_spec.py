@@ -10,7 +10,6 @@ import json
 
 import pytest
 
-import gencl.generate
 from gencl.api import load
 from gencl.cli import main
 from tests.user_specs import LAPLACE, LAPLACE_KNOBS, write
@@ -80,9 +79,6 @@ def test_unknown_variant_of_a_spec_without_named_variants_is_one_line(tmp_path, 
 
 
 def test_space_and_tune_on_a_spec_without_knobs(tmp_path):
-    if not hasattr(gencl.generate, "derive_space"):
-        pytest.skip("gencl.generate.derive_space (the automatic space, branch suite13) is not "
-                    "merged yet: a spec without knobs has a one-point space until then")
     path = str(write(tmp_path, LAPLACE))
     spec = load(path)
     assert spec.knobs and len(list(spec.points())) > 1  # derived from the program

@@ -4,16 +4,31 @@ A spec binds a knob to its program with ``Knob(transform, values, options)``; th
 ``TRANSFORMS[transform].apply(t_unit, value, point=point, **options)`` in the spec's order.
 """
 
-from gencl.generate.knobs import branch, ilp, local_memory, trip_count, unroll, vector, workgroup
-from gencl.generate.knobs import local_tile, register_block
+from gencl.generate.knobs import (
+    branch,
+    ilp,
+    local_memory,
+    local_tile,
+    register_block,
+    streaming,
+    trip_count,
+    unroll,
+    vector,
+    workgroup,
+)
 from gencl.generate.knobs._base import Transform
 from gencl.generate.knobs.branch import layout_branches
 from gencl.generate.knobs.ilp import interleave_chains
 from gencl.generate.knobs.local_memory import (
-    PAD_ARG, cache_in_local, local_temporary_to_argument, pad_local_memory)
+    PAD_ARG,
+    cache_in_local,
+    local_temporary_to_argument,
+    pad_local_memory,
+)
+from gencl.generate.knobs.streaming import stream
 from gencl.generate.knobs.trip_count import fix_trip_count
 from gencl.generate.knobs.unroll import unroll as unroll_loop
-from gencl.generate.knobs.vector import vectorize
+from gencl.generate.knobs.vector import extract_unaligned_reads, vectorize
 from gencl.generate.knobs.workgroup import map_to_workgroups
 
 TRANSFORMS: dict[str, Transform] = {
@@ -21,9 +36,9 @@ TRANSFORMS: dict[str, Transform] = {
         vector.TRANSFORM, unroll.TRANSFORM, ilp.TRANSFORM, trip_count.TRANSFORM,
         workgroup.TRANSFORM, branch.TRANSFORM, local_memory.TRANSFORM,
         local_memory.PAD_TRANSFORM, local_memory.ALLOCATION_TRANSFORM,
-        register_block.TRANSFORM, local_tile.TRANSFORM)
+        register_block.TRANSFORM, local_tile.TRANSFORM, streaming.TRANSFORM)
 }
 
-__all__ = ["PAD_ARG", "TRANSFORMS", "Transform", "cache_in_local", "fix_trip_count",
-           "interleave_chains", "layout_branches", "local_temporary_to_argument",
-           "map_to_workgroups", "pad_local_memory", "unroll_loop", "vectorize"]
+__all__ = ["PAD_ARG", "TRANSFORMS", "Transform", "cache_in_local", "extract_unaligned_reads",
+           "fix_trip_count", "interleave_chains", "layout_branches", "local_temporary_to_argument",
+           "map_to_workgroups", "pad_local_memory", "stream", "unroll_loop", "vectorize"]

@@ -1,0 +1,206 @@
+"""The stencil suite in tuning/: every knob value of every kernel's space, against numpy on PoCL.
+
+Three kernels declare no knobs (their spaces are derived from the program), box2d9 binds its own.
+The spaces are too large to run whole in CI (`gencl verify` does that), so each kernel runs a
+covering sample: a greedy set of valid points in which every value of every axis appears at least
+once and every valid pair of values of the transforms that interact in the emitted code (vector
+width, streaming on or off, register blocking, unrolling, local tile). Each point runs at the
+kernel's verification sizes (tiles cut at the edges) and at sizes that are whole multiples of its
+tile.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from gencl.generate import derive_space, lower
+from gencl.generate._auto_space import tile
+from gencl.measure import verify_variant
+from gencl.measure._engine import check_assumptions
+from gencl.spec import load_spec
+
+SUITE = ("laplace3d", "star3d_r4", "box3d27", "box2d9")
+#: largest tile volume run at whole-tile sizes (keeps the numpy reference cheap)
+MAX_POINTS = 1 << 20
+
+
+def _cost(point) -> int:
+    """Rough code size of a point: prefer cheap points when they cover as much."""
+    cost = 1
+    for key, value in point.items():
+        if isinstance(value, int) and key != "dtype":
+            cost *= max(1, value) if "stream" not in key else 1
+    return cost
+
+
+#: transforms whose values interact in the emitted code: every valid pair of their values is run
+STRUCTURAL = ("vector", "register_block", "streaming", "unroll", "local_tile")
+
+
+def _pairs(point, axes=None) -> set[tuple]:
+    items = sorted((a, repr(v)) for a, v in point.items() if axes is None or a in axes)
+    return {(x, y) for i, x in enumerate(items) for y in items[i + 1:]}
+
+
+def _shape(spec, point, structural) -> dict:
+    """The structural values of *point*, a streamed chunk reduced to streamed or not (its
+    length changes loop bounds, not the code's shape)."""
+    return {a: (min(point[a], 2) if spec.knobs[a].transform == "streaming" else point[a])
+            for a in structural}
+
+
+def covering_sample(spec) -> list[dict]:
+    """Valid points (no device) in which every value of every axis appears, and every valid pair
+    of values of the structural axes (vector × streaming × blocking × unrolling × local tile;
+    streaming as on or off): greedily, most new values and pairs first, then the cheapest, then
+    most other pairs new."""
+    valid = list(spec.points(None))
+    structural = {n for n, k in spec.knobs.items() if k.transform in STRUCTURAL}
+    wanted = {(axis, repr(v)) for axis, values in spec.axes.items() for v in values}
+    wanted |= set().union(*(_pairs(_shape(spec, p, structural)) for p in valid))
+
+    def covers(p):
+        return {(a, repr(p[a])) for a in p} | _pairs(_shape(spec, p, structural))
+
+    seen: set[tuple] = set()
+    chosen: list[dict] = []
+    while wanted:
+        best = max(valid, key=lambda p: (len(wanted & covers(p)), -_cost(p),
+                                         len(_pairs(p) - seen)))
+        gain = wanted & covers(best)
+        if not gain:
+            break  # a value no valid point takes: the test below reports it
+        chosen.append(best)
+        wanted -= gain
+        seen |= _pairs(best)
+    return chosen
+
+
+def whole_tile_sizes(spec, point) -> dict[str, int] | None:
+    """Sizes that are a multiple of the point's tile along every axis (None: too large)."""
+    derived = derive_space(spec)
+    if spec.knobs == derived.knobs:
+        st = derived.stencil
+        extents = tile(st, derived.names(), point)
+        sizes = {a.param: e for a, e in zip(st.axes, extents)}
+    else:  # box2d9: the tile its knobs give
+        wx, wy = point["workgroup"]
+        sizes = {"nx": wx * point["vector_width"], "ny": wy * point["stream"]}
+    return sizes if math.prod(sizes.values()) <= MAX_POINTS else None
+
+
+CASES = [(name, point) for name in SUITE for point in covering_sample(load_spec(name))]
+
+
+@pytest.mark.parametrize("name", SUITE)
+def test_sample_covers_every_value_of_every_axis(name):
+    spec = load_spec(name)
+    sample = [p for n, p in CASES if n == name]
+    for axis, values in spec.axes.items():
+        missing = {repr(v) for v in values} - {repr(p[axis]) for p in sample}
+        assert not missing, f"{name}.{axis}: {missing} in no valid point"
+
+
+@pytest.mark.parametrize("name,point", CASES,
+                         ids=[f"{n}-" + "-".join(str(v).replace(" ", "") for v in p.values())
+                              for n, p in CASES])
+def test_variant_matches_numpy(engine, name, point):
+    spec = load_spec(name)
+    variant = lower(spec, point)
+    built = engine.build(variant)
+    rng = np.random.default_rng(11)
+    runs = [spec.verify_sizes(point, engine.info)]
+    whole = whole_tile_sizes(spec, point)
+    if whole:
+        runs.append(whole)
+    for sizes in runs:
+        assert check_assumptions(variant, sizes) is None, sizes
+        err = verify_variant(engine, spec, built, sizes, spec.inputs(point, sizes, rng))
+        assert err <= 1.0, (sizes, err)
+
+
+def test_a_wrong_coefficient_is_caught(engine):
+    """The check can fail: a step run with another α does not pass as the reference."""
+    spec = load_spec("laplace3d")
+    point = spec.complete({"vector_width": 4, "stream_k": 4})
+    built = engine.build(lower(spec, point))
+    sizes = spec.verify_sizes(point, engine.info)
+    values = spec.inputs(point, sizes, np.random.default_rng(0))
+    right = verify_variant(engine, spec, built, sizes, values)
+    values["alpha"] = values["alpha"] * np.float32(1.01)
+    expected = spec.reference(values, point, sizes)
+    values["alpha"] = values["alpha"] / np.float32(1.01)
+    bad = verify_variant(engine, spec.__class__(**{**spec.__dict__,
+                                                   "reference": lambda v, p, s: expected}),
+                         built, sizes, values)
+    assert right <= 1.0 < bad
+
+
+@pytest.mark.parametrize("name", SUITE)
+def test_metrics_count_the_compulsory_traffic(name):
+    spec = load_spec(name)
+    point = spec.complete({"dtype": "float64"})
+    sizes = spec.sizes(point, None, False)
+    interior = math.prod(sizes.values())
+    assert spec.metrics["bytes"](point, sizes) == 2 * 8 * interior  # read u, write u_new once
+    assert spec.metrics["points"](point, sizes) == interior
+    assert spec.metrics["flops"](point, sizes) > interior
+
+
+@pytest.mark.parametrize("name", SUITE)
+def test_reference_keeps_the_boundary_and_updates_the_interior(name):
+    spec = load_spec(name)
+    point = spec.complete({})
+    sizes = spec.verify_sizes(point, None)
+    values = spec.inputs(point, sizes, np.random.default_rng(2))
+    out = spec.reference(values, point, sizes)["u_new"]
+    u = values["u"]
+    finite = ~np.isnan(u)  # the buffer's pad columns hold NaN in both
+    assert np.isnan(out).sum() == np.isnan(u).sum()
+    changed = (out != u) & finite
+    boundary = np.isnan(values["u_new"]) == 0  # u_new holds the boundary only
+    assert not changed[boundary & finite].any()  # the boundary is kept
+    assert changed.sum() > 0.9 * np.isnan(values["u_new"][finite]).sum()  # interior updated
+
+
+@pytest.mark.parametrize("name,dtype", [(n, d) for n in SUITE for d in ("float32", "float64")])
+def test_naive_peer_kernel_matches_the_reference(engine, name, dtype):
+    """The one-thread-per-point kernel each suite file gives its CUDA and OpenCL peers, run as
+    OpenCL C on PoCL on the logical grid (no pads), against the spec's reference."""
+    import inspect
+    from types import SimpleNamespace
+
+    import pyopencl as cl
+
+    spec = load_spec(name)
+    module = inspect.getmodule(spec.program)
+    point = spec.complete({"dtype": dtype})
+    sizes = spec.verify_sizes(point, None)
+    ctx = SimpleNamespace(inputs=spec.inputs(point, sizes, np.random.default_rng(5)),
+                          sizes=sizes, point=point)
+    host = module.logical_inputs(ctx)
+    want = module.logical_reference(ctx)["u_new"]
+    real = "double" if dtype == "float64" else "float"
+    kernel = getattr(cl.Program(engine.ctx, module.naive_source("opencl", real)).build(), name)
+    mf = cl.mem_flags
+    bufs, args = {}, []
+    for arg in module.ARGS:
+        value = host.get(arg, sizes.get(arg))
+        if isinstance(value, np.ndarray):
+            bufs[arg] = cl.Buffer(engine.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=value)
+            args.append(bufs[arg])
+        else:
+            args.append(np.int32(value) if arg in sizes else value)
+    kernel.set_args(*args)
+    block = module.BLOCK
+    extents = [sizes[n] for n in ("nx", "ny", "nz")[:len(block)]]
+    global_size = tuple(-(-n // b) * b for n, b in zip(extents, block))
+    cl.enqueue_nd_range_kernel(engine.queue, kernel, global_size, block).wait()
+    got = np.empty_like(host["u_new"])
+    cl.enqueue_copy(engine.queue, got, bufs["u_new"]).wait()
+    from gencl.measure import compare
+    assert compare(got, want, spec.tolerance[dtype]) <= 1.0
+    assert not np.isnan(got[(slice(1, -1),) * got.ndim]).any()

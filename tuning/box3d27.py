@@ -1,0 +1,205 @@
+"""3-D 27-point box stencil: every point of the 3×3×3 neighbourhood, weighted by its distance class.
+
+u_new = c0 u + c1 Σ(6 faces) + c2 Σ(12 edges) + c3 Σ(8 corners), on an nz × ny × nx interior with a
+fixed boundary one point wide kept in both ping-pong buffers (padded form, interior-only domain).
+This is the compact 27-point Laplacian/smoother of multigrid codes; it reads 27 points per update
+where the 7-point star reads 7, so reuse across neighbouring work items decides its speed. x rows
+carry 16 pad elements on each side so interior rows start aligned.
+
+No knobs are declared: the space is derived from the program (``gencl space box3d27 --list``).
+"""
+
+import itertools
+
+import loopy as lp
+import numpy as np
+
+from gencl.spec import BenchmarkSpec
+
+DTYPES = {"float32": np.float32, "float64": np.float64}
+PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
+#: weights of the compact 27-point Laplacian (centre, face, edge, corner), scaled to a smoother
+WEIGHTS = (1 - 0.05 * 128 / 30, 0.05 * 14 / 30, 0.05 * 3 / 30, 0.05 * 1 / 30)
+OFFSETS = tuple(itertools.product((-1, 0, 1), repeat=3))
+FLOPS_PER_POINT = 30  # 26 adds (within and between the four classes), 4 multiplications
+
+
+def program(point):
+    dtype = DTYPES[point["dtype"]]
+
+    def u(dk, dj, di):
+        return f"u[k + {1 + dk}, j + {1 + dj}, i + {PAD + di}]"
+
+    classes = [" + ".join(u(*d) for d in OFFSETS if sum(map(abs, d)) == c) for c in range(4)]
+    update = " + ".join(f"c{c} * ({terms})" for c, terms in enumerate(classes))
+    shape = ("nz + 2", "ny + 2", f"nx + {2 * PAD}")
+    return lp.make_kernel(
+        "{[k, j, i]: 0 <= k < nz and 0 <= j < ny and 0 <= i < nx}",
+        f"u_new[k + 1, j + 1, i + {PAD}] = {update}",
+        [lp.GlobalArg("u", dtype, shape=shape),
+         lp.GlobalArg("u_new", dtype, shape=shape, is_input=True, is_output=True),
+         *(lp.ValueArg(f"c{c}", dtype) for c in range(4)),
+         lp.ValueArg("nz", np.int32), lp.ValueArg("ny", np.int32), lp.ValueArg("nx", np.int32)],
+        name="box3d27", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+
+
+# {{{ data and reference
+
+def to_buffer(grid, fill=np.nan):
+    """A logical (nz+2, ny+2, nx+2) grid in the buffer layout; pad columns hold *fill*."""
+    nz2, ny2, nx2 = grid.shape
+    out = np.full((nz2, ny2, nx2 - 2 + 2 * PAD), fill, dtype=grid.dtype)
+    out[:, :, PAD - 1:PAD + nx2 - 1] = grid
+    return out
+
+
+def from_buffer(buf):
+    return buf[:, :, PAD - 1:buf.shape[2] - PAD + 1]
+
+
+def update(u, u_new, c0, c1, c2, c3):
+    """Write the box stencil of logical grid *u* into the interior of *u_new* (numpy or
+    torch)."""
+    nz, ny, nx = (n - 2 for n in u.shape)
+    sums = [0, 0, 0, 0]
+    for dk, dj, di in OFFSETS:
+        sums[abs(dk) + abs(dj) + abs(di)] = sums[abs(dk) + abs(dj) + abs(di)] + u[
+            1 + dk:1 + dk + nz, 1 + dj:1 + dj + ny, 1 + di:1 + di + nx]
+    u_new[1:-1, 1:-1, 1:-1] = c0 * sums[0] + c1 * sums[1] + c2 * sums[2] + c3 * sums[3]
+    return {"u_new": u_new}
+
+
+def step(u, c):
+    """One application of the box stencil to a logical grid (boundary kept)."""
+    return update(u, u.copy(), *c)["u_new"]
+
+
+def inputs(point, sizes, rng):
+    dtype = DTYPES[point["dtype"]]
+    grid = rng.uniform(-1, 1, size=(sizes["nz"] + 2, sizes["ny"] + 2, sizes["nx"] + 2))
+    grid = grid.astype(dtype)
+    start = grid.copy()
+    start[1:-1, 1:-1, 1:-1] = np.nan  # a point the kernel misses cannot pass
+    return {"u": to_buffer(grid), "u_new": to_buffer(start),
+            **{f"c{c}": dtype(w) for c, w in enumerate(WEIGHTS)}}
+
+
+def reference(values, point, sizes):
+    c = [values[f"c{k}"] for k in range(4)]
+    return {"u_new": to_buffer(step(from_buffer(values["u"]), c))}
+
+# }}}
+
+
+# {{{ peers: what a user would otherwise run, on the logical grid (no pads)
+
+def logical_inputs(ctx):
+    """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
+    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    start = u.copy()
+    start[1:-1, 1:-1, 1:-1] = np.nan
+    return {"u": u, "u_new": start, **{f"c{k}": ctx.inputs[f"c{k}"] for k in range(4)}}
+
+
+def logical_reference(ctx):
+    g = logical_inputs(ctx)
+    return {"u_new": step(g["u"], [g[f"c{k}"] for k in range(4)])}
+
+
+#: the step as a user writes it first: one thread per interior point (CUDA and OpenCL C)
+NAIVE = """
+KERNEL void box3d27(GLOBAL const real *u, GLOBAL real *u_new, const real c0, const real c1,
+                    const real c2, const real c3, const int nz, const int ny, const int nx)
+{
+    const int i = GX + 1, j = GY + 1, k = GZ + 1;
+    if (i > nx || j > ny || k > nz) return;
+    const long px = nx + 2, pz = (long)(ny + 2) * px, o = k * pz + j * px + i;
+    real sums[4] = {0, 0, 0, 0};
+    for (int dk = -1; dk <= 1; ++dk)
+        for (int dj = -1; dj <= 1; ++dj)
+            for (int di = -1; di <= 1; ++di)
+                sums[abs(dk) + abs(dj) + abs(di)] += u[o + dk * pz + dj * px + di];
+    u_new[o] = c0 * sums[0] + c1 * sums[1] + c2 * sums[2] + c3 * sums[3];
+}
+"""
+ARGS = ("u", "u_new", "c0", "c1", "c2", "c3", "nz", "ny", "nx")
+BLOCK = (32, 4, 1)
+
+
+def peers():
+    """``ApplicationHooks.peers`` of this kernel (gencl.peers runners)."""
+    from gencl.peers import cupy_kernel_peer, opencl_kernel_peer, torch_compile_peer, torch_peer
+
+    def real(ctx):
+        return "double" if ctx.point["dtype"] == "float64" else "float"
+
+    def grid(ctx):
+        s = ctx.sizes
+        return tuple(-(-s[n] // b) for n, b in zip(("nx", "ny", "nz"), BLOCK))
+
+    data = {"inputs": logical_inputs, "expected": logical_reference}
+    return {
+        "hand_opencl": opencl_kernel_peer(
+            lambda ctx: naive_source("opencl", real(ctx)), "box3d27", args=ARGS,
+            global_size=lambda ctx: tuple(g * b for g, b in zip(grid(ctx), BLOCK)),
+            local_size=lambda ctx: BLOCK, **data),
+        "pytorch_eager": torch_peer(update, **data),
+        "torch_compile": torch_compile_peer(update, **data),
+        "cuda_naive": cupy_kernel_peer(
+            lambda ctx: naive_source("cuda", real(ctx)), "box3d27", args=ARGS,
+            launch=lambda ctx: (grid(ctx), BLOCK), **data),
+    }
+
+
+def naive_source(language, real):
+    """NAIVE in CUDA or OpenCL C for element type *real*."""
+    if language == "cuda":
+        head = ('#define KERNEL extern "C" __global__\n#define GLOBAL\n'
+                "#define GX (blockIdx.x * blockDim.x + threadIdx.x)\n"
+                "#define GY (blockIdx.y * blockDim.y + threadIdx.y)\n"
+                "#define GZ (blockIdx.z * blockDim.z + threadIdx.z)\n")
+    else:
+        head = ("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if real == "double" else "")
+        head += ("#define KERNEL __kernel\n#define GLOBAL __global\n"
+                 "#define GX get_global_id(0)\n#define GY get_global_id(1)\n"
+                 "#define GZ get_global_id(2)\n")
+    return head + f"#define real {real}\n" + NAIVE
+
+# }}}
+
+
+def sizes(point, device, quick):
+    """512³ on a GPU, 128³ on a CPU."""
+    if quick:
+        return {"nz": 16, "ny": 16, "nx": 32}
+    n = 512 if device is not None and device.device_type.upper() == "GPU" else 128
+    return {"nz": n, "ny": n, "nx": n}
+
+
+def verify_sizes(point, device):
+    return {"nz": 9, "ny": 11, "nx": 48}
+
+
+def compulsory_bytes(point, sizes):
+    """Read u once, write u_new once per interior point."""
+    return 2 * np.dtype(DTYPES[point["dtype"]]).itemsize * points(point, sizes)
+
+
+def points(point, sizes):
+    return sizes["nz"] * sizes["ny"] * sizes["nx"]
+
+
+SPEC = BenchmarkSpec(
+    name="box3d27",
+    description=__doc__.strip().splitlines()[0],
+    program=program,
+    params={"dtype": tuple(DTYPES)},
+    inputs=inputs,
+    reference=reference,
+    sizes=sizes,
+    verify_sizes=verify_sizes,
+    metrics={"bytes": compulsory_bytes, "points": points,
+             "flops": lambda p, s: FLOPS_PER_POINT * points(p, s)},
+    group="application",
+    tolerance={"float32": 1e-5, "float64": 1e-12},
+)

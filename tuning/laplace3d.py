@@ -1,0 +1,195 @@
+"""3-D 7-point heat step: u_new = u + α (u_W + u_E + u_S + u_N + u_B + u_T − 6u), boundary fixed.
+
+One explicit Euler step of the heat equation on an nz × ny × nx interior with a fixed (Dirichlet)
+boundary one point wide; a solver ping-pongs u and u_new. The buffers hold the boundary (padded
+form: the domain is the interior only, no branch); x rows carry 16 pad elements on each side so
+interior rows start aligned (float16 loads stay aligned; the boundary column sits at pad − 1).
+The boundary is written once into both ping-pong buffers and no step writes it.
+
+No knobs are declared: gencl derives the space from the program (vector width along x, work-group
+shape, points per work item along y, streaming along z with the ±1 planes in registers, a local
+tile with its halo): ``gencl space laplace3d --list`` prints it.
+"""
+
+import loopy as lp
+import numpy as np
+
+from gencl.spec import BenchmarkSpec
+
+DTYPES = {"float32": np.float32, "float64": np.float64}
+PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
+FLOPS_PER_POINT = 9  # five adds of the neighbours, 6u (mul, sub), α (mul), + u (add)
+
+
+def program(point):
+    dtype = DTYPES[point["dtype"]]
+
+    def u(dk, dj, di):
+        return f"u[k + {1 + dk}, j + {1 + dj}, i + {PAD + di}]"
+
+    neighbours = " + ".join(u(*d) for d in ((0, 0, -1), (0, 0, 1), (0, -1, 0), (0, 1, 0),
+                                            (-1, 0, 0), (1, 0, 0)))
+    shape = ("nz + 2", "ny + 2", f"nx + {2 * PAD}")
+    return lp.make_kernel(
+        "{[k, j, i]: 0 <= k < nz and 0 <= j < ny and 0 <= i < nx}",
+        f"u_new[k + 1, j + 1, i + {PAD}] = {u(0, 0, 0)} + alpha * ({neighbours} - 6 * {u(0, 0, 0)})",
+        [lp.GlobalArg("u", dtype, shape=shape),
+         lp.GlobalArg("u_new", dtype, shape=shape, is_input=True, is_output=True),
+         lp.ValueArg("alpha", dtype),
+         lp.ValueArg("nz", np.int32), lp.ValueArg("ny", np.int32), lp.ValueArg("nx", np.int32)],
+        name="laplace3d", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+
+
+# {{{ data and reference
+
+def to_buffer(grid, fill=np.nan):
+    """A logical (nz+2, ny+2, nx+2) grid in the buffer layout; pad columns hold *fill*."""
+    nz2, ny2, nx2 = grid.shape
+    out = np.full((nz2, ny2, nx2 - 2 + 2 * PAD), fill, dtype=grid.dtype)
+    out[:, :, PAD - 1:PAD + nx2 - 1] = grid
+    return out
+
+
+def from_buffer(buf):
+    return buf[:, :, PAD - 1:buf.shape[2] - PAD + 1]
+
+
+def update(u, u_new, alpha):
+    """Write the heat step of logical grid *u* into the interior of *u_new* (numpy or torch)."""
+    c = u[1:-1, 1:-1, 1:-1]
+    u_new[1:-1, 1:-1, 1:-1] = c + alpha * (
+        u[1:-1, 1:-1, :-2] + u[1:-1, 1:-1, 2:] + u[1:-1, :-2, 1:-1] + u[1:-1, 2:, 1:-1]
+        + u[:-2, 1:-1, 1:-1] + u[2:, 1:-1, 1:-1] - 6 * c)
+    return {"u_new": u_new}
+
+
+def step(u, alpha):
+    """One heat step of a logical grid (boundary kept), in the grid's dtype."""
+    return update(u, u.copy(), alpha)["u_new"]
+
+
+def inputs(point, sizes, rng):
+    dtype = DTYPES[point["dtype"]]
+    grid = rng.uniform(-1, 1, size=(sizes["nz"] + 2, sizes["ny"] + 2, sizes["nx"] + 2))
+    grid = grid.astype(dtype)
+    start = grid.copy()
+    start[1:-1, 1:-1, 1:-1] = np.nan  # a point the kernel misses cannot pass
+    return {"u": to_buffer(grid), "u_new": to_buffer(start), "alpha": dtype(0.1)}
+
+
+def reference(values, point, sizes):
+    return {"u_new": to_buffer(step(from_buffer(values["u"]), values["alpha"]))}
+
+# }}}
+
+
+# {{{ peers: what a user would otherwise run, on the logical grid (no pads)
+
+def logical_inputs(ctx):
+    """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
+    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    start = u.copy()
+    start[1:-1, 1:-1, 1:-1] = np.nan
+    return {"u": u, "u_new": start, "alpha": ctx.inputs["alpha"]}
+
+
+def logical_reference(ctx):
+    g = logical_inputs(ctx)
+    return {"u_new": step(g["u"], g["alpha"])}
+
+
+#: the step as a user writes it first: one thread per interior point (CUDA and OpenCL C)
+NAIVE = """
+KERNEL void laplace3d(GLOBAL const real *u, GLOBAL real *u_new, const real alpha,
+                      const int nz, const int ny, const int nx)
+{
+    const int i = GX + 1, j = GY + 1, k = GZ + 1;
+    if (i > nx || j > ny || k > nz) return;
+    const long px = nx + 2, pz = (long)(ny + 2) * px, c = k * pz + j * px + i;
+    u_new[c] = u[c] + alpha * (u[c - 1] + u[c + 1] + u[c - px] + u[c + px] + u[c - pz]
+                               + u[c + pz] - 6 * u[c]);
+}
+"""
+ARGS = ("u", "u_new", "alpha", "nz", "ny", "nx")
+BLOCK = (32, 4, 1)
+
+
+def peers():
+    """``ApplicationHooks.peers`` of this kernel (gencl.peers runners)."""
+    from gencl.peers import cupy_kernel_peer, opencl_kernel_peer, torch_compile_peer, torch_peer
+
+    def real(ctx):
+        return "double" if ctx.point["dtype"] == "float64" else "float"
+
+    def grid(ctx):
+        s = ctx.sizes
+        return tuple(-(-s[n] // b) for n, b in zip(("nx", "ny", "nz"), BLOCK))
+
+    data = {"inputs": logical_inputs, "expected": logical_reference}
+    return {
+        "hand_opencl": opencl_kernel_peer(
+            lambda ctx: naive_source("opencl", real(ctx)), "laplace3d", args=ARGS,
+            global_size=lambda ctx: tuple(g * b for g, b in zip(grid(ctx), BLOCK)),
+            local_size=lambda ctx: BLOCK, **data),
+        "pytorch_eager": torch_peer(update, **data),
+        "torch_compile": torch_compile_peer(update, **data),
+        "cuda_naive": cupy_kernel_peer(
+            lambda ctx: naive_source("cuda", real(ctx)), "laplace3d", args=ARGS,
+            launch=lambda ctx: (grid(ctx), BLOCK), **data),
+    }
+
+
+def naive_source(language, real):
+    """NAIVE in CUDA or OpenCL C for element type *real*."""
+    if language == "cuda":
+        head = ('#define KERNEL extern "C" __global__\n#define GLOBAL\n'
+                "#define GX (blockIdx.x * blockDim.x + threadIdx.x)\n"
+                "#define GY (blockIdx.y * blockDim.y + threadIdx.y)\n"
+                "#define GZ (blockIdx.z * blockDim.z + threadIdx.z)\n")
+    else:
+        head = ("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if real == "double" else "")
+        head += ("#define KERNEL __kernel\n#define GLOBAL __global\n"
+                 "#define GX get_global_id(0)\n#define GY get_global_id(1)\n"
+                 "#define GZ get_global_id(2)\n")
+    return head + f"#define real {real}\n" + NAIVE
+
+# }}}
+
+
+def sizes(point, device, quick):
+    """512³ on a GPU (1.07 GB of compulsory traffic per step in float32), 128³ on a CPU."""
+    if quick:
+        return {"nz": 16, "ny": 16, "nx": 32}
+    n = 512 if device is not None and device.device_type.upper() == "GPU" else 128
+    return {"nz": n, "ny": n, "nx": n}
+
+
+def verify_sizes(point, device):
+    """Not a multiple of any power-of-two tile along y and z; x a multiple of every vector width."""
+    return {"nz": 9, "ny": 11, "nx": 48}
+
+
+def compulsory_bytes(point, sizes):
+    """Read u once, write u_new once per interior point."""
+    points = sizes["nz"] * sizes["ny"] * sizes["nx"]
+    return 2 * np.dtype(DTYPES[point["dtype"]]).itemsize * points
+
+
+def points(point, sizes):
+    return sizes["nz"] * sizes["ny"] * sizes["nx"]
+
+
+SPEC = BenchmarkSpec(
+    name="laplace3d",
+    description=__doc__.strip().splitlines()[0],
+    program=program,
+    params={"dtype": tuple(DTYPES)},
+    inputs=inputs,
+    reference=reference,
+    sizes=sizes,
+    verify_sizes=verify_sizes,
+    metrics={"bytes": compulsory_bytes, "points": points,
+             "flops": lambda p, s: FLOPS_PER_POINT * points(p, s)},
+    group="application",
+    tolerance={"float32": 1e-5, "float64": 1e-12},
+)

@@ -1,0 +1,213 @@
+"""High-order 3-D star stencil, radius 4 (25 points, 8th order in space, as in seismic codes).
+
+u_new = c[0] u + Σ_{s=1..4} c[s] (six neighbours at distance s along x, y and z), on an
+nz × ny × nx interior; the boundary (4 points wide) is fixed and kept in both ping-pong buffers.
+The coefficients are an array, as a seismic code passes its finite-difference weights, and the
+stencil is written as a sum over the radius s — the loop the derived space may unroll. x rows
+carry 16 pad elements on each side so interior rows start aligned.
+
+No knobs are declared: the space is derived from the program (``gencl space star3d_r4 --list``).
+"""
+
+import loopy as lp
+import numpy as np
+
+from gencl.spec import BenchmarkSpec
+
+DTYPES = {"float32": np.float32, "float64": np.float64}
+R = 4  # radius
+PAD = 16  # x pad elements on each side (≥ R): interior rows start 64-byte aligned in float32
+#: 8th-order second-derivative weights (per axis; the centre weight is three times c0)
+WEIGHTS = (-205 / 72, 8 / 5, -1 / 5, 8 / 315, -1 / 560)
+FLOPS_PER_POINT = 1 + 7 * R  # c0 u; per radius five adds, one mul, one add to the sum
+
+
+def program(point):
+    dtype = DTYPES[point["dtype"]]
+    o = (R, R, PAD)  # buffer index of interior point 0 along z, y, x
+
+    def u(dk, dj, di):
+        return f"u[k + {o[0]} + {dk}, j + {o[1]} + {dj}, i + {o[2]} + {di}]"
+
+    ring = " + ".join(u(*d) for d in (
+        (0, 0, "-s"), (0, 0, "s"), (0, "-s", 0), (0, "s", 0), ("-s", 0, 0), ("s", 0, 0)))
+    shape = (f"nz + {2 * R}", f"ny + {2 * R}", f"nx + {2 * PAD}")
+    return lp.make_kernel(
+        f"{{[k, j, i, s]: 0 <= k < nz and 0 <= j < ny and 0 <= i < nx and 1 <= s <= {R}}}",
+        f"u_new[k + {o[0]}, j + {o[1]}, i + {o[2]}] = c[0] * {u(0, 0, 0)} "
+        f"+ sum(s, c[s] * ({ring}))",
+        [lp.GlobalArg("u", dtype, shape=shape),
+         lp.GlobalArg("u_new", dtype, shape=shape, is_input=True, is_output=True),
+         lp.GlobalArg("c", dtype, shape=(R + 1,)),
+         lp.ValueArg("nz", np.int32), lp.ValueArg("ny", np.int32), lp.ValueArg("nx", np.int32)],
+        name="star3d_r4", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+
+
+# {{{ data and reference
+
+def to_buffer(grid, fill=np.nan):
+    """A logical (nz+2R, ny+2R, nx+2R) grid in the buffer layout; pad columns hold *fill*."""
+    nz, ny, nx = grid.shape
+    out = np.full((nz, ny, nx - 2 * R + 2 * PAD), fill, dtype=grid.dtype)
+    out[:, :, PAD - R:PAD - R + nx] = grid
+    return out
+
+
+def from_buffer(buf):
+    return buf[:, :, PAD - R:buf.shape[2] - PAD + R]
+
+
+def update(u, u_new, c):
+    """Write the star stencil of logical grid *u* into the interior of *u_new* (numpy or
+    torch): the radius-R halo of *u* is its boundary."""
+    nz, ny, nx = (n - 2 * R for n in u.shape)
+    inner = (slice(R, R + nz), slice(R, R + ny), slice(R, R + nx))
+    acc = c[0] * u[inner]
+    for s in range(1, R + 1):
+        ring = (u[R - s:R - s + nz, R:R + ny, R:R + nx] + u[R + s:R + s + nz, R:R + ny, R:R + nx]
+                + u[R:R + nz, R - s:R - s + ny, R:R + nx] + u[R:R + nz, R + s:R + s + ny, R:R + nx]
+                + u[R:R + nz, R:R + ny, R - s:R - s + nx] + u[R:R + nz, R:R + ny, R + s:R + s + nx])
+        acc = acc + c[s] * ring
+    u_new[inner] = acc
+    return {"u_new": u_new}
+
+
+def step(u, c):
+    """One application of the star stencil to a logical grid (boundary kept)."""
+    return update(u, u.copy(), c)["u_new"]
+
+
+def coefficients(dtype):
+    """Laplacian weights scaled for a stable explicit step (the centre carries 1 − 3|w0|·dt)."""
+    dt = 0.05
+    w = np.array(WEIGHTS) * dt
+    w[0] = 1 + 3 * w[0]
+    return w.astype(dtype)
+
+
+def inputs(point, sizes, rng):
+    dtype = DTYPES[point["dtype"]]
+    grid = rng.uniform(-1, 1, size=(sizes["nz"] + 2 * R, sizes["ny"] + 2 * R,
+                                    sizes["nx"] + 2 * R)).astype(dtype)
+    start = grid.copy()
+    start[R:-R, R:-R, R:-R] = np.nan  # a point the kernel misses cannot pass
+    return {"u": to_buffer(grid), "u_new": to_buffer(start), "c": coefficients(dtype)}
+
+
+def reference(values, point, sizes):
+    return {"u_new": to_buffer(step(from_buffer(values["u"]), values["c"]))}
+
+# }}}
+
+
+# {{{ peers: what a user would otherwise run, on the logical grid (no pads)
+
+def logical_inputs(ctx):
+    """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
+    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    start = u.copy()
+    start[R:-R, R:-R, R:-R] = np.nan
+    return {"u": u, "u_new": start, "c": ctx.inputs["c"]}
+
+
+def logical_reference(ctx):
+    g = logical_inputs(ctx)
+    return {"u_new": step(g["u"], g["c"])}
+
+
+#: the step as a user writes it first: one thread per interior point (CUDA and OpenCL C)
+NAIVE = """
+KERNEL void star3d_r4(GLOBAL const real *u, GLOBAL real *u_new, GLOBAL const real *c,
+                      const int nz, const int ny, const int nx)
+{
+    const int i = GX + 4, j = GY + 4, k = GZ + 4;
+    if (i >= nx + 4 || j >= ny + 4 || k >= nz + 4) return;
+    const long px = nx + 8, pz = (long)(ny + 8) * px, o = k * pz + j * px + i;
+    real acc = c[0] * u[o];
+    for (int s = 1; s <= 4; ++s)
+        acc += c[s] * (u[o - s] + u[o + s] + u[o - s * px] + u[o + s * px] + u[o - s * pz]
+                       + u[o + s * pz]);
+    u_new[o] = acc;
+}
+"""
+ARGS = ("u", "u_new", "c", "nz", "ny", "nx")
+BLOCK = (32, 4, 1)
+
+
+def peers():
+    """``ApplicationHooks.peers`` of this kernel (gencl.peers runners)."""
+    from gencl.peers import cupy_kernel_peer, opencl_kernel_peer, torch_compile_peer, torch_peer
+
+    def real(ctx):
+        return "double" if ctx.point["dtype"] == "float64" else "float"
+
+    def grid(ctx):
+        s = ctx.sizes
+        return tuple(-(-s[n] // b) for n, b in zip(("nx", "ny", "nz"), BLOCK))
+
+    data = {"inputs": logical_inputs, "expected": logical_reference}
+    return {
+        "hand_opencl": opencl_kernel_peer(
+            lambda ctx: naive_source("opencl", real(ctx)), "star3d_r4", args=ARGS,
+            global_size=lambda ctx: tuple(g * b for g, b in zip(grid(ctx), BLOCK)),
+            local_size=lambda ctx: BLOCK, **data),
+        "pytorch_eager": torch_peer(update, **data),
+        "torch_compile": torch_compile_peer(update, **data),
+        "cuda_naive": cupy_kernel_peer(
+            lambda ctx: naive_source("cuda", real(ctx)), "star3d_r4", args=ARGS,
+            launch=lambda ctx: (grid(ctx), BLOCK), **data),
+    }
+
+
+def naive_source(language, real):
+    """NAIVE in CUDA or OpenCL C for element type *real*."""
+    if language == "cuda":
+        head = ('#define KERNEL extern "C" __global__\n#define GLOBAL\n'
+                "#define GX (blockIdx.x * blockDim.x + threadIdx.x)\n"
+                "#define GY (blockIdx.y * blockDim.y + threadIdx.y)\n"
+                "#define GZ (blockIdx.z * blockDim.z + threadIdx.z)\n")
+    else:
+        head = ("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if real == "double" else "")
+        head += ("#define KERNEL __kernel\n#define GLOBAL __global\n"
+                 "#define GX get_global_id(0)\n#define GY get_global_id(1)\n"
+                 "#define GZ get_global_id(2)\n")
+    return head + f"#define real {real}\n" + NAIVE
+
+# }}}
+
+
+def sizes(point, device, quick):
+    """512³ on a GPU, 128³ on a CPU."""
+    if quick:
+        return {"nz": 16, "ny": 16, "nx": 32}
+    n = 512 if device is not None and device.device_type.upper() == "GPU" else 128
+    return {"nz": n, "ny": n, "nx": n}
+
+
+def verify_sizes(point, device):
+    return {"nz": 9, "ny": 11, "nx": 48}
+
+
+def compulsory_bytes(point, sizes):
+    """Read u once, write u_new once per interior point (the 5 weights are negligible)."""
+    return 2 * np.dtype(DTYPES[point["dtype"]]).itemsize * points(point, sizes)
+
+
+def points(point, sizes):
+    return sizes["nz"] * sizes["ny"] * sizes["nx"]
+
+
+SPEC = BenchmarkSpec(
+    name="star3d_r4",
+    description=__doc__.strip().splitlines()[0],
+    program=program,
+    params={"dtype": tuple(DTYPES)},
+    inputs=inputs,
+    reference=reference,
+    sizes=sizes,
+    verify_sizes=verify_sizes,
+    metrics={"bytes": compulsory_bytes, "points": points,
+             "flops": lambda p, s: FLOPS_PER_POINT * points(p, s)},
+    group="application",
+    tolerance={"float32": 1e-5, "float64": 1e-12},
+)
