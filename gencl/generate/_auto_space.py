@@ -17,13 +17,14 @@ be tuned, and ``analyse_program`` reads it:
 
 ``derive_space`` turns that into ``Knob`` axes over the registered transforms, applied in this
 order: unrolling of each short loop (a sum over a radius is written out), vector width along the
-contiguous axis (unaligned neighbours gathered lane by lane), points per work item along the
-middle axis of a 3-D stencil (register blocking), streaming along the outermost axis (a chunk
-of planes per work item, the ±r planes of each column in rotating registers), the work-group
-shape over the parallel axes (contiguous axis first, powers of two) and a ``__local`` tile of the
-widest-halo input with its halo. Constraints come with it: the device's work-group size and local memory, tiles no larger than the timing
-sizes, vector widths that divide the sizes a variant runs at, and the combinations the transforms
-cannot do. Nothing here knows a kernel's or an array's name: everything is read off the program.
+contiguous axis (unaligned neighbours gathered lane by lane), points per work item along the middle
+axis of a 3-D stencil (register blocking), streaming along the outermost axis (a chunk of planes
+per work item, the ±r planes of each column in rotating registers), the work-group shape over the
+parallel axes (contiguous axis first, powers of two) and a ``__local`` tile of the widest-halo
+input with its halo. Constraints come with it: the device's work-group size and local memory, tiles
+no larger than the timing sizes, vector widths that divide the sizes a variant runs at, and the
+combinations the transforms cannot do. Nothing here knows a kernel's or an array's name: everything
+is read off the program.
 
 ``with_derived_space(spec)`` is the one call a loader makes; ``describe_space(spec)`` prints the
 axes (``gencl space X --list``).
