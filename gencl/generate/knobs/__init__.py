@@ -5,7 +5,7 @@ A spec binds a knob to its program with ``Knob(transform, values, options)``; th
 """
 
 from gencl.generate.knobs import branch, ilp, local_memory, trip_count, unroll, vector, workgroup
-from gencl.generate.knobs import local_tile, register_block
+from gencl.generate.knobs import array_layout, local_tile, register_block
 from gencl.generate.knobs._base import Transform
 from gencl.generate.knobs.branch import layout_branches
 from gencl.generate.knobs.ilp import interleave_chains
@@ -21,7 +21,7 @@ TRANSFORMS: dict[str, Transform] = {
         vector.TRANSFORM, unroll.TRANSFORM, ilp.TRANSFORM, trip_count.TRANSFORM,
         workgroup.TRANSFORM, branch.TRANSFORM, local_memory.TRANSFORM,
         local_memory.PAD_TRANSFORM, local_memory.ALLOCATION_TRANSFORM,
-        register_block.TRANSFORM, local_tile.TRANSFORM)
+        register_block.TRANSFORM, local_tile.TRANSFORM, array_layout.TRANSFORM)
 }
 
 __all__ = ["PAD_ARG", "TRANSFORMS", "Transform", "cache_in_local", "fix_trip_count",
