@@ -92,7 +92,7 @@ SPEC = BenchmarkSpec(
     + [{"vector_width": 4, "reads": 8}]
     + CLPEAK_SWEEP,
     quick_sweep=[{"vector_width": w} for w in (1, 4, 16)]
-    + [{"vector_width": w, "reads": 16, "layout": "blocked"} for w in (4, 16)],
+    + [{"vector_width": 16, "reads": 16, "layout": layout} for layout in ("strided", "blocked")],
     analysis="read_bandwidth",
     group="memory",
     tolerance={"float32": 1e-5},
