@@ -1,16 +1,17 @@
 """clpeak as a peer of ``gencl profile``: run it on the profiled device, parse what it prints.
 
 clpeak (https://github.com/krrishnarraj/clpeak; Debian's ``clpeak`` package is 1.1.2, or the
-binary ``$CLPEAK`` names) measures the figures gencl's suite also measures: SP, DP and INT
-multiply-add peaks (best over float..float16), global read bandwidth and kernel launch latency.
-gencl profiles one device; clpeak is pointed at the same one.
+binary ``$CLPEAK`` names; 2.x is driven with its own flags) measures figures gencl's suite also
+measures: SP, DP and INT multiply-add peaks (best over float..float16), global read bandwidth
+and kernel launch latency. gencl profiles one device; clpeak is pointed at the same one.
 
 The device. pyopencl and clpeak each list platforms through their own ICD loader (pyopencl's
 wheel bundles one that also reads its own ``.libs``), so their platform indexes differ. gencl
 finds the ICD library that provides the profiled platform (each candidate library asked in a
 subprocess, through the KHR ICD dispatch table, for its platform name, version and devices), gives
-clpeak a vendors folder holding that library alone (``-p 0``; ``-d`` is the device's index within
-its platform, the same order in both), and checks the platform and device clpeak prints.
+clpeak a vendors folder holding that library alone (platform 0 unless the library provides
+several; the device's index within its platform, the same order in both), and checks the
+platform and device clpeak prints.
 
 Parsing. clpeak prints sections ``Title (UNIT)`` with one ``label : value`` line per vector
 width (1.x and 2.x alike); 1.x prints the launch latency on one line (``Kernel launch latency :
@@ -33,22 +34,28 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-#: clpeak section title → (gencl characteristic it compares with, SI scale of clpeak's unit)
-SECTIONS = {
-    "single-precision compute": ("sp_madd_peak_flops", 1e9),
-    "double-precision compute": ("dp_peak_flops", 1e9),
-    "integer compute": ("int_peak_ops", 1e9),
-    "global memory bandwidth": ("global_read_bw_Bps", 1e9),
-}
+#: clpeak section title → the gencl characteristic it compares with
+SECTIONS = {"single-precision compute": "sp_madd_peak_flops",
+            "double-precision compute": "dp_peak_flops",
+            "integer compute": "int_peak_ops",
+            "global memory bandwidth": "global_read_bw_Bps"}
+#: SI scale of a clpeak rate unit by its first letter (GFLOPS, GIOPS, GBPS, TFLOPS, MBPS …)
+_PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 #: clpeak launch-latency metric → gencl characteristic (runtime_overhead; same definitions)
 LATENCY = {"dispatch": "launch_queued_to_start_s", "roundtrip": "launch_roundtrip_s"}
 UNITS = {"sp_madd_peak_flops": "FLOP/s", "dp_peak_flops": "FLOP/s", "int_peak_ops": "op/s",
          "global_read_bw_Bps": "B/s", "launch_queued_to_start_s": "s", "launch_roundtrip_s": "s"}
 
-#: gencl suite benchmark → the clpeak tests that measure the same figures
-TESTS = {"chain": ("--compute-sp", "--compute-dp", "--compute-integer"),
-         "read_bandwidth": ("--global-bandwidth",),
-         "runtime_overhead": ("--kernel-latency",)}
+#: gencl suite benchmark → the clpeak tests that measure the same figures, by clpeak major
+#: version (1.x: ``--compute-sp``…; 2.x renamed them and selects OpenCL devices with
+#: ``--cl-platform``/``--cl-device``)
+TESTS = {1: {"chain": ("--compute-sp", "--compute-dp", "--compute-integer"),
+             "read_bandwidth": ("--global-bandwidth",),
+             "runtime_overhead": ("--kernel-latency",)},
+         2: {"chain": ("--single-precision-compute", "--double-precision-compute",
+                       "--integer-compute"),
+             "read_bandwidth": ("--global-memory-bandwidth",),
+             "runtime_overhead": ("--kernel-launch-latency",)}}
 
 TIMEOUT_S = 1800.0
 
@@ -117,9 +124,10 @@ def figures(sections: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, An
         values = {k: v for k, v in sec.get("values", {}).items() if v is not None}
         if not values:
             continue
-        key = SECTIONS.get(title.lower())
-        if key is not None:
-            name, scale = key
+        name = SECTIONS.get(title.lower())
+        unit = str(sec.get("unit", "")).upper()
+        if name is not None and unit[:1] in _PREFIX:
+            scale = _PREFIX[unit[:1]]
             best = max(values, key=lambda k: values[k])
             found[name] = {"value": values[best] * scale, "unit": UNITS[name], "best": best,
                            "clpeak_value": values[best], "clpeak_unit": sec.get("unit", ""),
@@ -264,12 +272,26 @@ def find_library(platform: str, version: str, devices: Sequence[str],
 
 # {{{ running it
 
-def clpeak_tests(benchmarks: Iterable[str]) -> list[str]:
+def major(version: str | None) -> int:
+    """clpeak's major version (1 when unknown: Debian's 1.1.2)."""
+    m = re.match(r"(\d+)", version or "")
+    return int(m.group(1)) if m else 1
+
+
+def clpeak_tests(benchmarks: Iterable[str], version: str | None = None) -> list[str]:
     """clpeak's test flags for the suite benchmarks being profiled (nothing shared: [])."""
+    tests = TESTS[min(max(major(version), 1), 2)]
     out: list[str] = []
     for name in benchmarks:
-        out += [t for t in TESTS.get(name, ()) if t not in out]
+        out += [t for t in tests.get(name, ()) if t not in out]
     return out
+
+
+def device_flags(version: str | None, platform: int, device: int) -> list[str]:
+    """clpeak's device selection: ``-p/-d`` (1.x), ``--opencl --cl-platform/--cl-device`` (2.x)."""
+    if major(version) >= 2:
+        return ["--opencl", "--cl-platform", str(platform), "--cl-device", str(device)]
+    return ["-p", str(platform), "-d", str(device)]
 
 
 def run_clpeak(cl_device: Any, benchmarks: Iterable[str], *, binary: str | None = None,
@@ -285,15 +307,15 @@ def run_clpeak(cl_device: Any, benchmarks: Iterable[str], *, binary: str | None 
     if not binary:
         record["reason"] = "clpeak not found (install Debian's clpeak, or set CLPEAK)"
         return record
-    tests = clpeak_tests(benchmarks)
-    if not tests:
-        record["reason"] = "no benchmark of this run measures a figure clpeak measures"
-        return record
     try:
         record["version"] = parse_version(subprocess.run(
             [binary, "--version"], capture_output=True, text=True, timeout=60).stdout)
     except (OSError, subprocess.TimeoutExpired) as exc:
         record["reason"] = f"{binary} --version: {exc}"
+        return record
+    tests = clpeak_tests(benchmarks, record["version"])
+    if not tests:
+        record["reason"] = "no benchmark of this run measures a figure clpeak measures"
         return record
     platform = cl_device.platform
     devices = platform.get_devices()
@@ -306,7 +328,7 @@ def run_clpeak(cl_device: Any, benchmarks: Iterable[str], *, binary: str | None 
                             f"({platform.version}); looked at: {', '.join(icd_libraries())}")
         return record
     device_index = [d.int_ptr for d in devices].index(cl_device.int_ptr)
-    command = [binary, "-p", str(index), "-d", str(device_index), *tests]
+    command = [binary, *device_flags(record["version"], index, device_index), *tests]
     record.update(command=command, platform_index=index, device_index=device_index)
     with tempfile.TemporaryDirectory(prefix="gencl-clpeak-") as vendors:
         Path(vendors, "gencl-peer.icd").write_text(lib + "\n")

@@ -59,6 +59,7 @@ def test_version_and_tests():
     assert clpeak_tests(["chain", "copy", "runtime_overhead"]) == [
         "--compute-sp", "--compute-dp", "--compute-integer", "--kernel-latency"]
     assert clpeak_tests(["copy"]) == []
+    assert clpeak_tests(["read_bandwidth"], "2.1.2") == ["--global-memory-bandwidth"]
 
 
 def test_comparison_direction_per_figure():
