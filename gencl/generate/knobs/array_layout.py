@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import loopy as lp
+from loopy.kernel.array import VectorArrayDimTag
 
 from gencl.generate.knobs._base import Transform, one_of
 
@@ -31,7 +32,7 @@ def block_by_workgroup(t: lp.TranslationUnit, arrays: Sequence[str], axis: int,
     for name in arrays:
         knl = t.default_entrypoint
         arr = knl.arg_dict.get(name) or knl.temporary_variables[name]
-        vec = bool(arr.dim_tags) and type(arr.dim_tags[-1]).__name__ == "VectorArrayDimTag"
+        vec = bool(arr.dim_tags) and isinstance(arr.dim_tags[-1], VectorArrayDimTag)
         t = lp.split_array_axis(t, name, axis, group_items)
         # after the split: rows (axis of them), block, in-block index, [vec]
         tags = [f"N{axis - j}" for j in range(axis)] + [f"N{axis + 1}", "N0"]
