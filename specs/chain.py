@@ -222,18 +222,24 @@ CPU_VECTOR_CHAINS = [(1, 8), (1, 16), (4, 8), (8, 8), (8, 16), (16, 4), (16, 8)]
 #: (vector width, ILP) on a GPU at full occupancy: 8 independent multiply-adds per work item in
 #: three shapes (clpeak's best on the H200 was float8).
 GPU_VECTOR_CHAINS = [(8, 1), (4, 2), (2, 4)]
-#: CPU points: 16-item work-groups (one AVX-512 vector of work items for Intel's vectorizer),
-#: 8 runs per core so a core another process slows does not stall the launch.
-VECTOR_SWEEP = [{"itype": it, "vector_width": w, "ilp": ilp, "workgroup": 16, "conc_wg": 1,
-                 "runs": 8}
+
+
+def cpu_vector_point(itype, width, ilp):
+    """A CPU point: 256 lanes per work-group whatever the width (work-groups of 256 / W items,
+    16 at W=16: one AVX-512 vector of work items for Intel's vectorizer), so every width runs
+    equally long; 8 runs per core so a core another process slows does not stall the launch."""
+    return {"itype": itype, "vector_width": width, "ilp": ilp, "workgroup": 256 // width,
+            "conc_wg": 1, "runs": 8}
+
+
+VECTOR_SWEEP = [cpu_vector_point(it, w, ilp)
                 for it in PEAK_ITYPES[:3] for w, ilp in CPU_VECTOR_CHAINS] \
-    + [{"itype": "sp_addmul", "vector_width": w, "ilp": ilp, "workgroup": 16, "conc_wg": 1,
-        "runs": 8} for w, ilp in ((8, 8), (16, 8))] \
+    + [cpu_vector_point("sp_addmul", w, ilp) for w, ilp in ((8, 8), (16, 8))] \
     + [{"itype": it, "vector_width": w, "ilp": ilp, "workgroup": 1024, "conc_wg": 2}
        for it in PEAK_ITYPES for w, ilp in GPU_VECTOR_CHAINS]
 #: quick: the shapes that won on PoCL (explicit 16- and 8-wide vectors) and on Intel's runtime
 #: (scalar chains it vectorizes across work items; clpeak's float8 there is the same shape)
-QUICK_VECTOR_SWEEP = [{"itype": it, "vector_width": w, "ilp": ilp, "workgroup": 16, "runs": 8}
+QUICK_VECTOR_SWEEP = [cpu_vector_point(it, w, ilp)
                       for it, w, ilp in (("sp_madd", 16, 8), ("sp_madd", 8, 8),
                                          ("sp_madd", 1, 8), ("sp_madd", 1, 16),
                                          ("dp_madd", 8, 8), ("dp_madd", 1, 8),
