@@ -7,9 +7,18 @@ multiply-add ``x*a+b`` (fma.rn.f32), INT ``x*a+b`` on uint32 (mad.lo), DP ``x*a+
 native SF ``native_cos(x)`` and software SF ``cos(x)``. The coefficients are runtime scalars with
 |a| < 1, so float chains converge to their fixed point (a numpy reference is cheap and exact) and
 nothing can be folded. The store is guarded by a runtime flag (seed 000 §III) so the chain stays.
+Each chain starts from its own random input.
 Concurrency per compute unit is set by the work-group size and concWG: the launch has
-NbrCU × concWG work-groups and a dynamic ``__local`` pad of floor(MaxLocalMem / concWG) bytes
-(eq. 2).
+NbrCU × concWG × ``runs`` work-groups and a dynamic ``__local`` pad of floor(MaxLocalMem / concWG)
+bytes (eq. 2). ``runs`` > 1 queues several rounds of work-groups per compute unit (seed 000's
+runs_CU, which the analysis corrects for): on a CPU a core slowed by another process then does
+fewer of them instead of holding the kernel up while the other cores idle.
+
+The ``vector_width`` knob makes each chain a floatW (doubleW, uintW) value: a work item then runs
+``ilp`` independent vector chains, the shape of clpeak's compute kernels. A CPU OpenCL runtime
+needs it: PoCL does not vectorize a work-group loop whose body is itself a loop, so scalar chains
+run one SIMD lane wide there. Sizes count lanes (``n`` = work items × W), so the reference, the
+inputs and the op count do not change with W; ``instructions`` counts vector instructions.
 """
 
 import loopy as lp
@@ -45,7 +54,7 @@ def program(point):
         f"""
         for i
             for c
-                x[c] = src[i] + c {{id=init}}
+                x[c] = src[c, i] {{id=init}}
             end
             for r
                 for k
@@ -55,16 +64,18 @@ def program(point):
                 end
             end
             for c
-                dst[c, i] = if(flag * x[c] != 0, x[c], 0) {{dep=step}}
+                dst[c, i] = x[c] {{if=flag, dep=step}}
             end
         end
         """,
-        [lp.GlobalArg("src", dtype, shape=("n",)),
+        # each chain starts from its own random row of src (no chain index used as a value: in
+        # a vector chain it would be cast to the scalar type, which OpenCL C rejects)
+        [lp.GlobalArg("src", dtype, shape=("C", "n")),
          lp.GlobalArg("dst", dtype, shape=("C", "n"), is_input=False, is_output=True),
          lp.ValueArg("a", dtype), lp.ValueArg("b", dtype), lp.ValueArg("flag", np.int32),
          lp.ValueArg("n", np.int32), lp.ValueArg("reps", np.int32),
-         # typed explicitly: inferred from src[i] + c (uint + int iname) it would be a long, and
-         # the INT chain would time 64-bit multiplies (NVIDIA's PTX showed it)
+         # typed explicitly: the INT chain must time 32-bit multiplies (NVIDIA's PTX once
+         # showed 64-bit ones when x was inferred from an int iname)
          lp.TemporaryVariable("x", dtype, shape=("C",))],
         name="chain", target=lp.PyOpenCLTarget(), lang_version=(2018, 2),
         # add/mul must stay add and mul: with contraction on, NVIDIA fuses each mul with the next
@@ -89,25 +100,29 @@ def _local_pad_bytes(point, device):
 
 
 def sizes(point, device, quick):
-    """One run: NbrCU × concWG work-groups of the chosen size, each chain ``STEPS`` long."""
+    """NbrCU × concWG × runs work-groups of the chosen size, each chain ``STEPS`` long; ``n``
+    counts lanes (work items × vector width)."""
     steps = STEPS[point["itype"]] // (16 if quick else 1)
-    return {"n": int(device.compute_units) * point["conc_wg"] * point["workgroup"],
+    items = int(device.compute_units) * point["conc_wg"] * point["runs"] * point["workgroup"]
+    return {"n": items * point["vector_width"],
             "reps": max(1, steps // point["chain"]),
             "local_pad_bytes": _local_pad_bytes(point, device)}
 
 
 def verify_sizes(point, device):
-    return {"n": point["workgroup"], "reps": 1, "local_pad_bytes": _local_pad_bytes(point, device)}
+    return {"n": point["workgroup"] * point["vector_width"], "reps": 1,
+            "local_pad_bytes": _local_pad_bytes(point, device)}
 
 
 def inputs(point, sizes, rng):
     dtype = ITYPES[point["itype"]][0]
+    shape = (point["ilp"], sizes["n"])
     if point["itype"] == "int_madd":
-        src = rng.integers(0, 2**32, size=sizes["n"], dtype=np.uint64).astype(np.uint32)
+        src = rng.integers(0, 2**32, size=shape, dtype=np.uint64).astype(np.uint32)
         a = dtype(rng.integers(3, 2**31) | 1)
         b = dtype(rng.integers(1, 2**31))
     else:
-        src = rng.uniform(-1.0, 1.0, size=sizes["n"]).astype(dtype)
+        src = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
         a, b = dtype(rng.uniform(0.5, 0.9)), dtype(rng.uniform(0.1, 0.5))
     return {"src": src, "a": a, "b": b, "flag": 1}
 
@@ -116,8 +131,7 @@ def reference(values, point, sizes):
     itype = point["itype"]
     dtype = ITYPES[itype][0]
     a, b = dtype(values["a"]), dtype(values["b"])
-    chains = np.arange(point["ilp"], dtype=dtype)[:, None]
-    x = (values["src"][None, :] + chains).astype(dtype)
+    x = values["src"].astype(dtype)
     with np.errstate(over="ignore"):
         for _ in range(sizes["reps"] * point["chain"]):
             if itype == "sp_addmul":
@@ -128,7 +142,7 @@ def reference(values, point, sizes):
                 x = x * x + b  # uint32 wraps like the kernel
             else:
                 x = x * a + b  # floats converge to b/(1-a)
-    return {"dst": np.where(x != 0, x, 0).astype(dtype)}
+    return {"dst": x.astype(dtype)}
 
 
 def steps(point, sizes):
@@ -141,14 +155,16 @@ def ops(point, sizes):
 
 
 def instructions(point, sizes):
-    """Instructions under study (instrKernel × workItems): add and mul count apart."""
-    return sizes["n"] * point["ilp"] * steps(point, sizes) * ITYPES[point["itype"]][2]
+    """Instructions under study (instrKernel × workItems): add and mul count apart; a vector
+    instruction counts once."""
+    items = sizes["n"] // point["vector_width"]
+    return items * point["ilp"] * steps(point, sizes) * ITYPES[point["itype"]][2]
 
 
 def ptx_rules(point):
     """Instructions the unrolled chain body must contain in NVIDIA's PTX."""
     unroll = point["unroll"] if isinstance(point["unroll"], int) else 1
-    least = unroll * point["ilp"]
+    least = unroll * point["ilp"] * point.get("vector_width", 1)  # PTX has no vector FMA
     return {
         "sp_addmul": {r"\badd(\.rn)?(\.ftz)?\.f32\b": least, r"\bmul(\.rn)?(\.ftz)?\.f32\b": least},
         "sp_madd": {r"\bfma\.rn(\.ftz)?\.f32\b": least},
@@ -158,6 +174,18 @@ def ptx_rules(point):
         # software cos keeps its argument-reduction table on the stack (ld.local), not a spill
         "sf": {r"\bfma\.rn(\.ftz)?\.f32\b": least, LOCAL_TRAFFIC: None},
     }[point["itype"]]
+
+
+def _vector_arithmetic(point, device):
+    if point["vector_width"] > 1 and point["itype"] in ("native_sf", "sf"):
+        return "loopy cannot vectorize function calls (cos): per-lane code, not a vector chain"
+    return None
+
+
+def _runs_on_cpus(point, device):
+    if point["runs"] > 1 and device is not None and is_gpu(device):
+        return "several runs of work-groups per compute unit: CPU points (a GPU sweeps concWG)"
+    return None
 
 
 def _fits_device(point, device):
@@ -183,13 +211,52 @@ def _fits_device(point, device):
 #: (work-group size, concWG): concurrent work items per CU from one warp to full occupancy.
 CONCURRENCY = [(16, 1), (32, 1), (64, 1), (128, 1), (256, 1), (512, 1), (1024, 1), (1024, 2)]
 
+#: The itypes clpeak also measures (SP, DP, INT multiply-add), and sp_addmul, whose peaks come
+#: from vector-typed chains on a CPU.
+PEAK_ITYPES = ("sp_madd", "dp_madd", "int_madd", "sp_addmul")
+#: (vector width, ILP) on a CPU: a core needs about latency × FMA ports (4 × 2) independent
+#: SIMD-register chains; PoCL vectorizes only the explicit vector types (16 floats fill AVX-512,
+#: 8 AVX2), Intel's runtime vectorizes scalar chains across work items; integer multiplies have
+#: ~10-cycle latency and want more chains.
+CPU_VECTOR_CHAINS = [(1, 8), (1, 16), (4, 8), (8, 8), (8, 16), (16, 4), (16, 8)]
+#: (vector width, ILP) on a GPU at full occupancy: 8 independent multiply-adds per work item in
+#: three shapes (clpeak's best on the H200 was float8).
+GPU_VECTOR_CHAINS = [(8, 1), (4, 2), (2, 4)]
+
+
+def cpu_vector_point(itype, width, ilp):
+    """A CPU point: 256 lanes per work-group whatever the width (work-groups of 256 / W items,
+    16 at W=16: one AVX-512 vector of work items for Intel's vectorizer), so every width runs
+    equally long; 8 runs per core so a core another process slows does not stall the launch."""
+    return {"itype": itype, "vector_width": width, "ilp": ilp, "workgroup": 256 // width,
+            "conc_wg": 1, "runs": 8}
+
+
+VECTOR_SWEEP = [cpu_vector_point(it, w, ilp)
+                for it in PEAK_ITYPES[:3] for w, ilp in CPU_VECTOR_CHAINS] \
+    + [cpu_vector_point("sp_addmul", w, ilp) for w, ilp in ((8, 8), (16, 8))] \
+    + [{"itype": it, "vector_width": w, "ilp": ilp, "workgroup": 1024, "conc_wg": 2}
+       for it in PEAK_ITYPES for w, ilp in GPU_VECTOR_CHAINS]
+#: quick: the shapes that won on PoCL (explicit 16- and 8-wide vectors) and on Intel's runtime
+#: (scalar chains it vectorizes across work items; clpeak's float8 there is the same shape;
+#: 16 integer chains for the ~10-cycle vpmulld)
+QUICK_VECTOR_SWEEP = [cpu_vector_point(it, w, ilp)
+                      for it, w, ilp in (("sp_madd", 16, 8), ("sp_madd", 8, 8),
+                                         ("sp_madd", 1, 8), ("sp_madd", 1, 16),
+                                         ("dp_madd", 8, 8), ("dp_madd", 1, 8),
+                                         ("int_madd", 16, 8), ("int_madd", 1, 16))]
+
 SPEC = BenchmarkSpec(
     name="chain",
     description=__doc__.strip().splitlines()[0],
     program=program,
-    params={"itype": tuple(ITYPES), "chain": (1024, 256, 4096), "conc_wg": (1, 2, 4, 8, 16, 32)},
+    params={"itype": tuple(ITYPES), "chain": (1024, 256, 4096), "conc_wg": (1, 2, 4, 8, 16, 32),
+            "runs": (1, 4, 8, 16)},
     knobs={
-        "ilp": Knob("ilp", (1, 2, 4, 8), {"iname": "c", "param": "C"}),
+        "vector_width": Knob("vector", (1, 2, 4, 8, 16),
+                             {"iname": "i", "arrays": ("src", "dst"), "temporaries": ("x",),
+                              "size": "n", "per_instruction": True}),
+        "ilp": Knob("ilp", (1, 2, 4, 8, 16), {"iname": "c", "param": "C"}),
         "unroll": Knob("unroll", (16, 8, 32, "none", "hint"), {"iname": "k"}),
         "workgroup": Knob("workgroup", (256, 16, 32, 64, 128, 512, 1024), {"inames": ("i",)}),
         "local_pad": Knob("local_pad", (True, False)),
@@ -200,11 +267,11 @@ SPEC = BenchmarkSpec(
     verify_sizes=verify_sizes,
     metrics={"ops": ops, "instructions": instructions},
     sweep=[{"itype": it, "ilp": ilp, "workgroup": wg, "conc_wg": conc}
-           for it in ITYPES for ilp in (1, 2, 4) for wg, conc in CONCURRENCY],
+           for it in ITYPES for ilp in (1, 2, 4) for wg, conc in CONCURRENCY] + VECTOR_SWEEP,
     quick_sweep=[{"itype": it, "ilp": ilp, "workgroup": wg}
                  for it, ilp in (("sp_madd", 1), ("sp_madd", 2), ("int_madd", 1), ("sf", 1))
-                 for wg in (16, 64)],
-    constraints=[_fits_device],
+                 for wg in (16, 64)] + QUICK_VECTOR_SWEEP,
+    constraints=[_vector_arithmetic, _runs_on_cpus, _fits_device],
     analysis="occupancy",
     group="compute",
     tolerance={"float32": 1e-4, "float64": 1e-10, "uint32": 0.0},

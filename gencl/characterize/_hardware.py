@@ -53,6 +53,26 @@ def cpu_simd_bits(cpuinfo: str | None = None) -> int:
     return 512 if "avx512f" in flags else 256 if flags & {"avx2", "avx"} else 128
 
 
+def cpu_last_level_cache_bytes(sysfs: str = "/sys/devices/system/cpu/cpu0/cache") -> int:
+    """This host's largest CPU cache in bytes (sysfs), 0 when unknown.
+
+    CPU OpenCL runtimes report what they like as CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (Intel's CPU
+    runtime: 256 KiB, an L2, on a Xeon with a 48 MiB L3), so buffers meant to miss every cache
+    are sized against the host's own figure as well.
+    """
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    best = 0
+    for index in Path(sysfs).glob("index*"):
+        try:
+            text = (index / "size").read_text().strip()
+        except OSError:
+            continue
+        m = re.fullmatch(r"(\d+)([KMG]?)", text)
+        if m:
+            best = max(best, int(m.group(1)) * units.get(m.group(2), 1))
+    return best
+
+
 def warp_width(device: Any) -> tuple[int | None, str]:
     """Work items executed in lockstep, and how it was obtained.
 

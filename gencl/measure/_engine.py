@@ -325,6 +325,10 @@ class OpenCLEngine(Engine):
     def rotation_copies(self, input_bytes: int) -> int:
         """Copies of the inputs needed so consecutive launches do not find them in the cache."""
         cache = max(self.info.global_cache_bytes, 1)
+        if self.info.device_type.upper() != "GPU":  # the runtime's figure may be an L2 only
+            from gencl.characterize._hardware import cpu_last_level_cache_bytes
+
+            cache = max(cache, cpu_last_level_cache_bytes())
         if input_bytes <= 0 or input_bytes >= 4 * cache:
             return 1
         budget = self.info.global_mem_bytes // 4

@@ -144,6 +144,9 @@ class DeviceProfile:
     gencl_version: str = ""
     suite: tuple[str, ...] = ()
     path: str | None = None
+    #: other tools run on the same device in the same ``gencl profile`` (``clpeak``): their
+    #: version, command, status and parsed figures (gencl/profile/_clpeak.py)
+    peers: Mapping[str, Any] = field(default_factory=dict)
 
     # {{{ typed access
 
@@ -230,6 +233,9 @@ class DeviceProfile:
         return dataclasses.replace(self, benchmarks={**self.benchmarks, result.name: result},
                                    updated=now())
 
+    def with_peer(self, name: str, record: Mapping[str, Any]) -> DeviceProfile:
+        return dataclasses.replace(self, peers={**self.peers, name: dict(record)})
+
     def to_json(self) -> dict[str, Any]:
         return {
             "schema_version": SCHEMA_VERSION, "kind": "gencl-profile",
@@ -238,6 +244,7 @@ class DeviceProfile:
             "quick": self.quick, "suite": list(self.suite),
             "benchmarks": {n: b.to_json() for n, b in self.benchmarks.items()},
             "summary": self.summary,
+            **({"peers": {n: dict(r) for n, r in self.peers.items()}} if self.peers else {}),
         }
 
     @classmethod
@@ -247,7 +254,7 @@ class DeviceProfile:
                                for n, b in data["benchmarks"].items()},
                    date=data["date"], updated=data["updated"],
                    gencl_version=data["gencl_version"], suite=tuple(data.get("suite", ())),
-                   path=path)
+                   path=path, peers=data.get("peers") or {})
 
 
 # }}}
@@ -294,6 +301,11 @@ def save_profile(profile: DeviceProfile, folder: str | os.PathLike) -> Path:
     _atomic_write(folder / PROFILE_FILE, json.dumps(data, indent=1, allow_nan=False))
     summary = {"schema_version": SCHEMA_VERSION, "gencl_version": profile.gencl_version,
                "date": profile.updated, **data["summary"]}
+    if profile.peers:
+        from gencl.profile._clpeak import gencl_figures, peer_summary
+
+        ours = gencl_figures(profile.characteristics)
+        summary["peers"] = {n: peer_summary(r, ours) for n, r in profile.peers.items()}
     _atomic_write(folder / SUMMARY_FILE, json.dumps(summary, indent=1, allow_nan=False))
     return folder / PROFILE_FILE
 

@@ -214,6 +214,35 @@ def table_iii(profile: DeviceProfile) -> list[str]:
 # }}}
 
 
+def _peers(profile: DeviceProfile) -> list[str]:
+    """clpeak beside gencl, figure by figure (gencl/profile/_clpeak.py)."""
+    from gencl.profile._clpeak import LABELS, LOWER_IS_BETTER, comparison, gencl_figures
+
+    peer = profile.peers.get("clpeak")
+    if not peer:
+        return []
+    lines = ["## clpeak on the same device", ""]
+    if peer.get("status") != "ok":
+        return lines + [f"clpeak did not give figures: {peer.get('reason')}", ""]
+    lines += [f"clpeak {peer.get('version')} (`{' '.join(peer.get('command', []))}`, ICD "
+              f"`{peer.get('icd_library')}`), run by `gencl profile` at {peer.get('date')} "
+              f"after the suite, {peer.get('elapsed_s')} s. clpeak's rates are "
+              "its best vector width (shown); gencl's are the summary's peaks. Launch latency: "
+              "dispatch = profiling QUEUED → START, round trip = host enqueue → completion seen "
+              "by the host (clpeak: mean of a small kernel; gencl: median of an empty one).", ""]
+    rows = []
+    for r in comparison(peer, gencl_figures(profile.characteristics)):
+        best = f" ({r['clpeak_best']})" if r.get("clpeak_best") else ""
+        better = "lower is better" if r["figure"] in LOWER_IS_BETTER else "higher is better"
+        verdict = "–" if r["gencl_at_or_ahead"] is None else (
+            "gencl at or ahead" if r["gencl_at_or_ahead"] else "clpeak ahead")
+        rows.append([LABELS.get(r["figure"], r["figure"]), fmt(r["clpeak"], r["unit"]) + best,
+                     fmt(r["gencl"], r["unit"]),
+                     f"{r['ratio']:.3g}" if r["ratio"] is not None else "–",
+                     f"{verdict} ({better})"])
+    return lines + _table(["figure", "clpeak", "gencl", "gencl / clpeak", ""], rows) + [""]
+
+
 def _summary_table(profile: DeviceProfile) -> list[str]:
     chars = profile.characteristics
     rows = []
@@ -270,6 +299,7 @@ def render_report(profile: DeviceProfile, folder: str | os.PathLike | None = Non
              "rendered by `gencl report` from profile.json", ""]
     if profile.characteristics:
         lines += table_iii(profile)
+        lines += _peers(profile)
         lines += _summary_table(profile)
     else:
         lines += _nothing_measured(profile)

@@ -187,12 +187,15 @@ def _progress(enabled: bool) -> Iterator[Any]:
 def run_profile(out: str | os.PathLike | None = None, *, device: str | int | None = None,
                 quick: bool = False, only: Sequence[str] | None = None, fresh: bool = False,
                 repeats: int | None = None, progress: bool = True,
-                log: Callable[[str], None] | None = None) -> tuple[DeviceProfile, Path]:
+                log: Callable[[str], None] | None = None,
+                clpeak: bool | None = None) -> tuple[DeviceProfile, Path]:
     """Run the suite on *device* into *out* (default ``bench_results/<device-slug>/``; a quick run
     defaults to ``out/<device-slug>/``, so it never meets a committed full profile).
 
     Benchmarks already finished in *out* (same spec text, same mode) are skipped; benchmarks
-    measured but not analysed are re-analysed without measuring. Returns (profile, folder).
+    measured but not analysed are re-analysed without measuring. *clpeak* (None: when installed,
+    full profiles only) runs clpeak on the same device after the suite, as a peer
+    (``peers.clpeak``). Returns (profile, folder).
     """
     from gencl.device import ClockMonitor
     from gencl.measure import OpenCLEngine
@@ -229,6 +232,7 @@ def run_profile(out: str | os.PathLike | None = None, *, device: str | int | Non
             if bar:
                 bar.advance(overall)
     profile = _with_clock(profile, seen, suite_clock.median_hz, is_gpu)
+    profile = _with_clpeak(profile, engine, entries, clpeak, quick, say)
     save_profile(profile, folder)
     return profile, folder
 
@@ -241,6 +245,19 @@ def _outcome(name: str, result: BenchmarkResult, failures: dict[str, str]) -> st
     if result.reason in failures:
         return f"{name}: {result.status} (same cause as {failures[result.reason]})"
     return f"{name}: {result.status}: {result.reason}"
+
+
+def _with_clpeak(profile: DeviceProfile, engine: Any, entries: Sequence[SuiteEntry],
+                 enabled: bool | None, quick: bool, say: Callable[[str], None]) -> DeviceProfile:
+    from gencl.profile import _clpeak
+
+    if not _clpeak.wanted(enabled, quick):
+        return profile
+    say("clpeak: running on the same device (--no-clpeak skips it)")
+    record = {"date": now(), **_clpeak.run_clpeak(engine.cl_device, [e.name for e in entries])}
+    say(f"clpeak: {record['status']}" + (f" ({record['reason']})" if record["reason"] else
+                                         f", {record.get('elapsed_s')} s"))
+    return profile.with_peer("clpeak", record)
 
 
 def _run_one(entry: SuiteEntry, engine: Any, raw: Path, old: BenchmarkResult | None, *,

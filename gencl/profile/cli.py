@@ -20,6 +20,9 @@ def _cfg_profile(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repeats", type=positive_int, help="samples per measurement (25; quick: 10)")
     p.add_argument("--json", action="store_true",
                    help="print the summary and each benchmark's status as JSON")
+    p.add_argument("--clpeak", action=argparse.BooleanOptionalAction, default=None,
+                   help="run clpeak (PATH or $CLPEAK) on the same device as a peer; default: "
+                        "on when installed, off with --quick")
 
 
 @command("profile", _cfg_profile)
@@ -36,6 +39,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
     profile, folder = run_profile(args.out, device=args.device, quick=args.quick,
                                   only=args.only, fresh=args.fresh, repeats=args.repeats,
+                                  clpeak=args.clpeak,
                                   progress=sys.stderr.isatty(),
                                   log=lambda msg: print(msg, file=sys.stderr, flush=True))
     report = render_report(profile, folder)

@@ -97,3 +97,42 @@ def test_quick_sweep_on_pocl_feeds_its_analysis(name, tmp_path, monkeypatch):
                                       None)
     json.dumps(res.to_json())  # the profile writes it as JSON
     assert res.characteristics
+
+
+CPU = {"device_type": "CPU", "platform": "Portable Computing Language", "compute_units": 2,
+       "max_clock_hz": 2.8e9, "local_mem_bytes": 1 << 20, "max_work_group_size": 4096}
+
+
+def _chain_record(itype, width, ilp, seconds, wg=16, runs=8, steps=4096):
+    items = 2 * wg * runs
+    return {"status": "ok", "variant_id": f"{itype}-w{width}-i{ilp}", "median_s": seconds,
+            "ci95_s": 0.0, "point": {"itype": itype, "vector_width": width, "ilp": ilp,
+                                     "workgroup": wg, "conc_wg": 1, "runs": runs,
+                                     "local_pad": True},
+            "sizes": {"n": items * width, "local_pad_bytes": 1 << 19},
+            "work": {"ops": items * width * ilp * steps * 2,
+                     "instructions": items * ilp * steps}}
+
+
+def test_peak_is_the_best_vector_width_and_the_scalar_rate_is_kept():
+    recs = [_chain_record("sp_madd", 1, ilp, 1e-2) for ilp in (1, 2, 4)]
+    recs += [_chain_record("sp_madd", 16, 8, 2e-2), _chain_record("sp_madd", 8, 8, 2e-2),
+             _chain_record("sp_madd", 4, 8, 1e-2),
+             dict(_chain_record("sp_madd", 2, 8, 1e-5), status="wrong_answer")]
+    res = get_analysis("occupancy")(recs, CPU, 2.8e9)
+    chars = {c.name: c for c in res.characteristics}
+    rate = lambda r: r["work"]["ops"] / r["median_s"]  # noqa: E731
+    assert chars["sp_madd_peak_flops"].value == rate(recs[3])  # float16 × 8 chains
+    assert chars["sp_madd_peak_flops"].variants == ("sp_madd-w16-i8",)
+    assert chars["sp_madd_scalar_peak_flops"].value == rate(recs[2])  # ILP 4, scalar
+    by_width = res.series["itypes"]["sp_madd"]["peak_by_vector_width"]
+    assert set(by_width) == {"1", "4", "8", "16"}  # the failed float2 counts nowhere
+    assert res.series["peak_vs_vector_width"]["x"] == [1, 4, 8, 16]
+    # λ/Λ and the roofline are the paper's, from scalar chains only
+    assert set(res.series["curves"]) == {"sp_madd/ilp1", "sp_madd/ilp2", "sp_madd/ilp4"}
+
+
+def test_vector_only_itype_still_has_a_peak():
+    res = get_analysis("occupancy")([_chain_record("dp_madd", 8, 8, 1e-2)], CPU, 2.8e9)
+    names = {c.name for c in res.characteristics}
+    assert "dp_peak_flops" in names and "dp_scalar_peak_flops" not in names

@@ -47,3 +47,15 @@ def test_read_bandwidth_best_of_widths():
     result = get_analysis("read_bandwidth")(recs, DEVICE, None)
     assert result.characteristics[0].name == "global_read_bw_Bps"
     assert result.characteristics[0].value == pytest.approx(4.3e12)
+
+
+def test_host_last_level_cache_from_sysfs(tmp_path):
+    """Buffers meant to miss every cache are sized against the host's largest cache (a CPU
+    runtime may report only its L2: Intel's says 256 KiB on a 48 MiB-L3 Xeon)."""
+    from gencl.characterize._hardware import cpu_last_level_cache_bytes
+
+    for index, size in (("index0", "48K"), ("index2", "2048K"), ("index3", "49152K")):
+        (tmp_path / index).mkdir()
+        (tmp_path / index / "size").write_text(size + "\n")
+    assert cpu_last_level_cache_bytes(str(tmp_path)) == 48 << 20
+    assert cpu_last_level_cache_bytes(str(tmp_path / "none")) == 0

@@ -45,3 +45,13 @@ def test_strided_access_is_priced_and_named():
 def test_accuracy_metrics():
     acc = accuracy([1, 2, 3, 4], [1.1, 2.5, 2.9, 8])
     assert acc.spearman == pytest.approx(1.0) and acc.within_15pct == 0.5
+
+
+def test_model_prices_compute_at_the_scalar_chain_rate():
+    """The chain peak may come from vector-typed chains; the model keeps the scalar rate it was
+    calibrated with, and takes the peak where no scalar figure exists."""
+    both = params_from({"sp_madd_peak_flops": 3e11, "sp_madd_scalar_peak_flops": 1e10,
+                        "dp_peak_flops": 1e11}, DEVICE)
+    assert both.sp_flops == 1e10 and both.dp_flops == 1e11
+    assert both.sources["sp_madd_scalar_peak_flops"] == "measured"
+    assert params_from({"sp_madd_peak_flops": 3e11}, DEVICE).sp_flops == 3e11

@@ -84,3 +84,39 @@ def test_chains_the_compiler_cannot_shorten(spec):
     integer = lower(spec, spec.complete({"itype": "int_madd"})).source
     assert "x[0] * x[0] + b" in integer
     assert "uint x[1];" in integer  # 32-bit, not an inferred long
+
+
+VECTOR_TYPES = {"sp_madd": "float", "sp_addmul": "float", "dp_madd": "double", "int_madd": "uint"}
+
+
+@pytest.mark.parametrize("itype", sorted(VECTOR_TYPES))
+@pytest.mark.parametrize("width", (4, 16))
+def test_vector_chain_matches_numpy(spec, engine, itype, width):
+    """floatW/doubleW/uintW chains (clpeak's shape) agree with numpy lane by lane."""
+    point = spec.complete({"itype": itype, "vector_width": width, "ilp": 2, "workgroup": 16,
+                           "chain": 256, "runs": 4})
+    variant = lower(spec, point)
+    assert f"{VECTOR_TYPES[itype]}{width} x[2];" in variant.source
+    built = engine.build(variant)
+    sizes = {"n": (2 * 16 + 5) * width, "reps": 2, "local_pad_bytes": 64}  # a partial group
+    values = spec.inputs(point, sizes, np.random.default_rng(width))
+    assert len(np.unique(values["src"])) > sizes["n"]  # random data, a row per chain
+    assert verify_variant(engine, spec, built, sizes, values) <= 1.0, (itype, width)
+
+
+def test_vector_chains_stay_interleaved(spec):
+    """The ILP chains of a vector variant interleave inside the unrolled body (loopy would
+    otherwise nest the vector iname around the chain loops and run the chains one by one)."""
+    source = lower(spec, spec.complete({"itype": "sp_madd", "vector_width": 8, "ilp": 4,
+                                        "unroll": 16})).source
+    body = [line.strip() for line in source.splitlines() if "* a + b;" in line]
+    assert body[:4] == [f"x[{c}] = x[{c}] * a + b;" for c in range(4)]
+    assert len(body) == 64  # 16 unrolled steps × 4 chains, in one loop
+
+
+def test_sizes_count_lanes_and_runs(spec, engine):
+    point = spec.complete({"itype": "sp_madd", "vector_width": 8, "ilp": 4, "workgroup": 16,
+                           "runs": 8})
+    sizes = spec.sizes(point, engine.info, False)
+    assert sizes["n"] == engine.info.compute_units * 8 * 16 * 8
+    assert spec.metrics["instructions"](point, sizes) * 8 * 2 == spec.metrics["ops"](point, sizes)

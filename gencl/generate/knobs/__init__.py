@@ -5,6 +5,7 @@ A spec binds a knob to its program with ``Knob(transform, values, options)``; th
 """
 
 from gencl.generate.knobs import (
+    array_layout,
     branch,
     ilp,
     local_memory,
@@ -36,7 +37,8 @@ TRANSFORMS: dict[str, Transform] = {
         vector.TRANSFORM, unroll.TRANSFORM, ilp.TRANSFORM, trip_count.TRANSFORM,
         workgroup.TRANSFORM, branch.TRANSFORM, local_memory.TRANSFORM,
         local_memory.PAD_TRANSFORM, local_memory.ALLOCATION_TRANSFORM,
-        register_block.TRANSFORM, local_tile.TRANSFORM, streaming.TRANSFORM)
+        register_block.TRANSFORM, local_tile.TRANSFORM, streaming.TRANSFORM,
+        array_layout.TRANSFORM)
 }
 
 __all__ = ["PAD_ARG", "TRANSFORMS", "Transform", "cache_in_local", "extract_unaligned_reads",

@@ -15,7 +15,7 @@ WIDTHS = (1, 2, 4, 8, 16)
 
 def vectorize(t: lp.TranslationUnit, iname: str, width: int, *, arrays: Sequence[str] = (),
               temporaries: Sequence[str] = (), size: str | None = None,
-              gather: bool = False) -> lp.TranslationUnit:
+              gather: bool = False, per_instruction: bool = False) -> lp.TranslationUnit:
     """Split *iname* by *width* with a ``vec`` inner iname and give *arrays* a vector axis.
 
     The last axis of every array in *arrays* must be indexed by *iname*: it is split and tagged
@@ -29,6 +29,12 @@ def vectorize(t: lp.TranslationUnit, iname: str, width: int, *, arrays: Sequence
     whenever one instruction mixes aligned and unaligned reads: loopy 2025.2's vectorizability
     check stops at the first vector operand of a sum and the unaligned one then fails code
     generation ("index was not a compile-time constant").
+    *per_instruction* gives every instruction its own copy of the vector iname. loopy's scheduler
+    nests an iname around every loop whose instructions are a strict subset of its own, and a
+    ``vec`` iname gets none of the slack an ``ilp`` one does: a vector iname shared by an init, a
+    loop body and a store is entered outside the body's loops, and the ``ilp`` chains inside
+    them are emitted one after another instead of interleaved (chain spec, loopy 2025.2). With
+    a copy per instruction the vector iname nests innermost, where vector code belongs.
     """
     if width == 1:
         return t
@@ -49,6 +55,12 @@ def vectorize(t: lp.TranslationUnit, iname: str, width: int, *, arrays: Sequence
         t = lp.privatize_temporaries_with_inames(t, f"{iname}_inner", name)
         ndim = len(_shape(t.default_entrypoint, name))
         t = lp.tag_array_axes(t, name, ",".join(["c"] * (ndim - 1) + ["vec"]))
+    if per_instruction:
+        inner = f"{iname}_inner"
+        users = [insn.id for insn in t.default_entrypoint.instructions
+                 if inner in insn.within_inames]
+        for insn_id in users[1:]:  # the first keeps the original
+            t = lp.duplicate_inames(t, inner, within=f"id:{insn_id}", tags={inner: "vec"})
     return split_lanes(t, f"{iname}_inner") if gather else t
 
 

@@ -1,0 +1,425 @@
+"""clpeak as a peer of ``gencl profile``: run it on the profiled device, parse what it prints.
+
+clpeak (https://github.com/krrishnarraj/clpeak; Debian's ``clpeak`` package is 1.1.2, or the
+binary ``$CLPEAK`` names; 2.x is driven with its own flags) measures figures gencl's suite also
+measures: SP, DP and INT multiply-add peaks (best over float..float16), global read bandwidth
+and kernel launch latency. gencl profiles one device; clpeak is pointed at the same one.
+
+The device. pyopencl and clpeak each list platforms through their own ICD loader (pyopencl's
+wheel bundles one that also reads its own ``.libs``), so their platform indexes differ. gencl
+finds the ICD library that provides the profiled platform (each candidate library asked in a
+subprocess, through the KHR ICD dispatch table, for its platform name, version and devices), gives
+clpeak a vendors folder holding that library alone (platform 0 unless the library provides
+several; the device's index within its platform, the same order in both), and checks the
+platform and device clpeak prints.
+
+Parsing. clpeak prints sections ``Title (UNIT)`` with one ``label : value`` line per vector
+width (1.x and 2.x alike); 1.x prints the launch latency on one line (``Kernel launch latency :
+13.24 us``, CL_PROFILING_COMMAND_QUEUED → START), 2.x prints ``dispatch`` (the same quantity) and
+``roundtrip`` (host enqueue → completion seen by the host). Figures are keyed by the gencl
+characteristic they compare with, in SI units.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+#: clpeak section title → the gencl characteristic it compares with
+SECTIONS = {"single-precision compute": "sp_madd_peak_flops",
+            "double-precision compute": "dp_peak_flops",
+            "integer compute": "int_peak_ops",
+            "global memory bandwidth": "global_read_bw_Bps"}
+#: SI scale of a clpeak rate unit by its first letter (GFLOPS, GIOPS, GBPS, TFLOPS, MBPS …)
+_PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+#: clpeak launch-latency metric → gencl characteristic (runtime_overhead; same definitions)
+LATENCY = {"dispatch": "launch_queued_to_start_s", "roundtrip": "launch_roundtrip_s"}
+UNITS = {"sp_madd_peak_flops": "FLOP/s", "dp_peak_flops": "FLOP/s", "int_peak_ops": "op/s",
+         "global_read_bw_Bps": "B/s", "launch_queued_to_start_s": "s", "launch_roundtrip_s": "s"}
+
+#: gencl suite benchmark → the clpeak tests that measure the same figures, by clpeak major
+#: version (1.x: ``--compute-sp``…; 2.x renamed them and selects OpenCL devices with
+#: ``--cl-platform``/``--cl-device``)
+TESTS = {1: {"chain": ("--compute-sp", "--compute-dp", "--compute-integer"),
+             "read_bandwidth": ("--global-bandwidth",),
+             "runtime_overhead": ("--kernel-latency",)},
+         2: {"chain": ("--single-precision-compute", "--double-precision-compute",
+                       "--integer-compute"),
+             "read_bandwidth": ("--global-memory-bandwidth",),
+             "runtime_overhead": ("--kernel-launch-latency",)}}
+
+TIMEOUT_S = 1800.0
+
+_HEADER = re.compile(r"^\s*(?P<title>[A-Za-z][^:()]*?)\s*\((?P<unit>[A-Za-z/]+)\)\s*$")
+_VALUE = re.compile(r"^\s*(?P<label>[^:]+?)\s*:\s*(?P<value>[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)"
+                    r"\s*(?P<unit>[A-Za-z/]*)\s*$")
+_NAMED = re.compile(r"^\s*(?P<key>Platform|Device)(?:\s+\d+)?\s*:\s*(?P<value>.+?)\s*$")
+_DRIVER = re.compile(r"^\s*Driver version\s*:\s*(?P<value>.+?)\s*$")
+
+
+# {{{ parsing (pure)
+
+def _latency_s(value: float, unit: str) -> float:
+    return value * {"us": 1e-6, "ms": 1e-3, "ns": 1e-9, "s": 1.0}.get(unit.lower(), 1e-6)
+
+
+def parse_output(text: str) -> dict[str, Any]:
+    """clpeak's text output → {"platform", "device", "driver", "sections", "figures"}.
+
+    ``sections``: every ``Title (UNIT)`` block as {title: {"unit", "values": {label: number}}}.
+    ``figures``: the ones gencl compares, keyed by gencl characteristic name, each
+    {"value" (SI), "unit", "best" (the label of the best width, for rates), "clpeak_value",
+    "clpeak_unit"}. Only the first device in the output is read.
+    """
+    out: dict[str, Any] = {"platform": None, "device": None, "driver": None, "sections": {},
+                           "figures": {}}
+    section: dict[str, Any] | None = None
+    for line in text.splitlines():
+        named = _NAMED.match(line)
+        if named:
+            key = named["key"].lower()
+            if out[key] is not None and key == "device":
+                break  # a second device: not ours
+            out[key] = named["value"]
+            section = None
+            continue
+        driver = _DRIVER.match(line)
+        if driver:
+            out["driver"] = driver["value"]
+            continue
+        header = _HEADER.match(line)
+        if header:
+            section = {"unit": header["unit"], "values": {}}
+            out["sections"][header["title"].strip()] = section
+            continue
+        value = _VALUE.match(line)
+        if not value:
+            if line.strip() and not line.startswith((" " * 6, "\t\t\t")):
+                section = None  # a note line ("No half precision support! Skipped") ends it
+            continue
+        label, number = value["label"].strip(), float(value["value"])
+        if label.lower() == "kernel launch latency":  # 1.x: one line, QUEUED → START
+            out["sections"]["Kernel launch latency"] = {"unit": value["unit"] or "us",
+                                                        "values": {"dispatch": number}}
+            section = None
+        elif section is not None:
+            section["values"][label] = number
+    out["figures"] = figures(out["sections"])
+    return out
+
+
+def figures(sections: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The compared figures of parsed *sections*: best over widths for rates, SI units."""
+    found: dict[str, dict[str, Any]] = {}
+    for title, sec in sections.items():
+        values = {k: v for k, v in sec.get("values", {}).items() if v is not None}
+        if not values:
+            continue
+        name = SECTIONS.get(title.lower())
+        unit = str(sec.get("unit", "")).upper()
+        if name is not None and unit[:1] in _PREFIX:
+            scale = _PREFIX[unit[:1]]
+            best = max(values, key=lambda k: values[k])
+            found[name] = {"value": values[best] * scale, "unit": UNITS[name], "best": best,
+                           "clpeak_value": values[best], "clpeak_unit": sec.get("unit", ""),
+                           "by_width": dict(values)}
+        elif title.lower() == "kernel launch latency":
+            for label, number in values.items():
+                name = LATENCY.get(label.lower())
+                if name:
+                    found[name] = {"value": _latency_s(number, sec.get("unit", "us")),
+                                   "unit": "s", "clpeak_value": number,
+                                   "clpeak_unit": sec.get("unit", "")}
+    return found
+
+
+def parse_version(text: str) -> str | None:
+    m = re.search(r"clpeak version:?\s*v?([0-9][0-9A-Za-z.+-]*)", text)
+    return m.group(1) if m else None
+
+# }}}
+
+
+# {{{ finding the binary and the ICD library of a platform
+
+def find_clpeak() -> str | None:
+    """``$CLPEAK`` when set (a binary), else ``clpeak`` on PATH, else None."""
+    named = os.environ.get("CLPEAK")
+    if named:
+        return named if os.access(named, os.X_OK) else None
+    return shutil.which("clpeak")
+
+
+def _icd_files() -> list[Path]:
+    """ICD files an ICD loader in this environment would read, pyopencl's own included."""
+    files: list[Path] = []
+    vendors = os.environ.get("OCL_ICD_VENDORS")
+    for entry in ([vendors] if vendors else ["/etc/OpenCL/vendors"]):
+        p = Path(entry)
+        files += sorted(p.glob("*.icd")) if p.is_dir() else [p] if p.is_file() else []
+    try:
+        import pyopencl
+
+        pkg = Path(pyopencl.__file__).parent
+        for libs in (pkg / ".libs", pkg.parent / "pyopencl.libs"):
+            files += sorted(libs.glob("*.icd"))
+    except ImportError:
+        pass
+    return files
+
+
+def icd_libraries() -> list[str]:
+    """Candidate ICD libraries (absolute paths where the ICD file's folder holds them)."""
+    libs: list[str] = []
+    for name in os.environ.get("OCL_ICD_FILENAMES", "").split(":"):
+        if name:
+            libs.append(name)
+    for file in _icd_files():
+        try:
+            lib = file.read_text().strip()
+        except OSError:
+            continue
+        if lib and not os.path.isabs(lib) and (file.parent / lib).exists():
+            lib = str(file.parent / lib)
+        if lib and lib not in libs:
+            libs.append(lib)
+    return libs
+
+
+#: Lists one ICD library's platforms and devices through the KHR ICD dispatch table (slots 1-3:
+#: clGetPlatformInfo, clGetDeviceIDs, clGetDeviceInfo), in a subprocess of its own.
+_PROBE = r"""
+import ctypes, json, sys
+lib = ctypes.CDLL(sys.argv[1])
+GET = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint, ctypes.c_void_p,
+                       ctypes.POINTER(ctypes.c_uint))
+try:  # exported by some ICDs; the loader asks the others through their extension lookup
+    get = GET(("clIcdGetPlatformIDsKHR", lib))
+except AttributeError:
+    lookup = lib.clGetExtensionFunctionAddress
+    lookup.restype, lookup.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
+    get = GET(lookup(b"clIcdGetPlatformIDsKHR"))
+n = ctypes.c_uint(0)
+get(0, None, ctypes.byref(n))
+ids = (ctypes.c_void_p * n.value)()
+get(n.value, ids, None)
+INFO = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint, ctypes.c_size_t,
+                        ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t))
+IDS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint,
+                       ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint))
+def text(fn, obj, what):
+    size = ctypes.c_size_t(0)
+    fn(obj, what, 0, None, ctypes.byref(size))
+    buf = ctypes.create_string_buffer(size.value)
+    fn(obj, what, size.value, buf, None)
+    return buf.value.decode(errors="replace").strip()
+out = []
+for p in ids:
+    table = ctypes.cast(p, ctypes.POINTER(ctypes.POINTER(ctypes.c_void_p)))[0]
+    pinfo, dids, dinfo = INFO(table[1]), IDS(table[2]), INFO(table[3])
+    m = ctypes.c_uint(0)
+    dids(p, 0xFFFFFFFF, 0, None, ctypes.byref(m))
+    devs = (ctypes.c_void_p * m.value)()
+    dids(p, 0xFFFFFFFF, m.value, devs, None)
+    out.append({"name": text(pinfo, p, 0x0902), "version": text(pinfo, p, 0x0901),
+                "devices": [text(dinfo, d, 0x102B) for d in devs]})
+print(json.dumps(out))
+"""
+
+
+def _library_env(lib: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = dict(base if base is not None else os.environ)
+    folder = os.path.dirname(lib)
+    if folder:  # the library's own dependencies (Intel's runtime keeps them beside it)
+        env["LD_LIBRARY_PATH"] = folder + (f":{env['LD_LIBRARY_PATH']}"
+                                           if env.get("LD_LIBRARY_PATH") else "")
+    return env
+
+
+def probe_library(lib: str, timeout_s: float = 60.0) -> list[dict[str, Any]]:
+    """The platforms (name, version, device names) one ICD library provides; [] on failure."""
+    try:
+        done = subprocess.run([sys.executable, "-c", _PROBE, lib], capture_output=True,
+                              text=True, timeout=timeout_s, env=_library_env(lib))
+        return json.loads(done.stdout) if done.returncode == 0 else []
+    except (subprocess.TimeoutExpired, ValueError, OSError):
+        return []
+
+
+def find_library(platform: str, version: str, devices: Sequence[str],
+                 libraries: Iterable[str] | None = None) -> tuple[str | None, int]:
+    """(ICD library providing the platform named *platform* at *version* with *devices*, the
+    platform's index within the library), or (None, -1)."""
+    for lib in (icd_libraries() if libraries is None else libraries):
+        for k, plat in enumerate(probe_library(lib)):
+            if (plat["name"].strip() == platform.strip()
+                    and plat["version"].strip() == version.strip()
+                    and [d.strip() for d in plat["devices"]] == [d.strip() for d in devices]):
+                return lib, k
+    return None, -1
+
+# }}}
+
+
+# {{{ running it
+
+def major(version: str | None) -> int:
+    """clpeak's major version (1 when unknown: Debian's 1.1.2)."""
+    m = re.match(r"(\d+)", version or "")
+    return int(m.group(1)) if m else 1
+
+
+def clpeak_tests(benchmarks: Iterable[str], version: str | None = None) -> list[str]:
+    """clpeak's test flags for the suite benchmarks being profiled (nothing shared: [])."""
+    tests = TESTS[min(max(major(version), 1), 2)]
+    out: list[str] = []
+    for name in benchmarks:
+        out += [t for t in tests.get(name, ()) if t not in out]
+    return out
+
+
+def device_flags(version: str | None, platform: int, device: int) -> list[str]:
+    """clpeak's device selection: ``-p/-d`` (1.x), ``--opencl --cl-platform/--cl-device`` (2.x)."""
+    if major(version) >= 2:
+        return ["--opencl", "--cl-platform", str(platform), "--cl-device", str(device)]
+    return ["-p", str(platform), "-d", str(device)]
+
+
+def run_clpeak(cl_device: Any, benchmarks: Iterable[str], *, binary: str | None = None,
+               timeout_s: float = TIMEOUT_S) -> dict[str, Any]:
+    """Run clpeak on the pyopencl device *cl_device* for the figures *benchmarks* measure.
+
+    Returns the peer record stored under ``peers.clpeak``: status ``ok`` (figures parsed, on the
+    right device) or ``error`` with the reason, never an exception.
+    """
+    binary = binary or find_clpeak()
+    record: dict[str, Any] = {"tool": "clpeak", "binary": binary, "status": "error",
+                              "reason": "", "figures": {}}
+    if not binary:
+        record["reason"] = "clpeak not found (install Debian's clpeak, or set CLPEAK)"
+        return record
+    try:
+        record["version"] = parse_version(subprocess.run(
+            [binary, "--version"], capture_output=True, text=True, timeout=60).stdout)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        record["reason"] = f"{binary} --version: {exc}"
+        return record
+    tests = clpeak_tests(benchmarks, record["version"])
+    if not tests:
+        record["reason"] = "no benchmark of this run measures a figure clpeak measures"
+        return record
+    platform = cl_device.platform
+    devices = platform.get_devices()
+    names = [d.name for d in devices]
+    lib, index = find_library(platform.name, platform.version, names)
+    record.update(platform=platform.name.strip(), device=cl_device.name.strip(),
+                  icd_library=lib)
+    if lib is None:
+        record["reason"] = (f"no ICD library found that provides platform {platform.name!r} "
+                            f"({platform.version}); looked at: {', '.join(icd_libraries())}")
+        return record
+    device_index = [d.int_ptr for d in devices].index(cl_device.int_ptr)
+    command = [binary, *device_flags(record["version"], index, device_index), *tests]
+    record.update(command=command, platform_index=index, device_index=device_index)
+    with tempfile.TemporaryDirectory(prefix="gencl-clpeak-") as vendors:
+        Path(vendors, "gencl-peer.icd").write_text(lib + "\n")
+        env = _library_env(lib)
+        env["OCL_ICD_VENDORS"] = vendors
+        env.pop("OCL_ICD_FILENAMES", None)
+        start = time.perf_counter()
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s,
+                                  env=env)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            record["reason"] = f"{' '.join(command)}: {type(exc).__name__}: {exc}"[:400]
+            return record
+        record["elapsed_s"] = round(time.perf_counter() - start, 1)
+    record["output"] = done.stdout[-20000:]
+    parsed = parse_output(done.stdout)
+    record.update(driver=parsed["driver"], sections=parsed["sections"],
+                  figures=parsed["figures"])
+    if done.returncode != 0 and not parsed["figures"]:
+        record["reason"] = (f"clpeak exited {done.returncode}: "
+                            f"{(done.stderr or done.stdout).strip()[-300:]}")
+    elif (parsed["platform"] or "").strip() != platform.name.strip() or \
+            (parsed["device"] or "").strip() != cl_device.name.strip():
+        record["reason"] = (f"clpeak ran on {parsed['device']!r} ({parsed['platform']!r}), not "
+                            f"{cl_device.name.strip()!r} ({platform.name.strip()!r})")
+    elif not parsed["figures"]:
+        record["reason"] = "clpeak printed none of the figures gencl compares"
+    else:
+        record["status"] = "ok"
+    return record
+
+# }}}
+
+
+# {{{ comparison rows (report, summary)
+
+#: Figures where lower is better (times); for the others higher is better.
+LOWER_IS_BETTER = ("launch_queued_to_start_s", "launch_roundtrip_s")
+
+
+def comparison(peer: Mapping[str, Any], gencl: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per figure clpeak measured (both launch latencies when it measured one): clpeak's
+    value (None where it has none), gencl's, gencl/clpeak, and whether gencl is at or ahead of
+    clpeak (rates: ratio ≥ 1; times: ratio ≤ 1)."""
+    figs = peer.get("figures") or {}
+    latency = any(n in figs for n in LOWER_IS_BETTER)  # 1.x reports dispatch only: show both
+    rows = []
+    for name in [n for n in UNITS if n in figs or (latency and n in LOWER_IS_BETTER)]:
+        fig = figs.get(name) or {"value": None, "unit": UNITS[name]}
+        ours = gencl.get(name)
+        ratio = ours / fig["value"] if isinstance(ours, int | float) and fig["value"] else None
+        ahead = None if ratio is None else (ratio <= 1.0 if name in LOWER_IS_BETTER
+                                            else ratio >= 1.0)
+        rows.append({"figure": name, "unit": fig["unit"], "clpeak": fig["value"],
+                     "clpeak_best": fig.get("best"), "gencl": ours, "ratio": ratio,
+                     "gencl_at_or_ahead": ahead})
+    return rows
+
+# }}}
+
+
+def peer_summary(peer: Mapping[str, Any], gencl: Mapping[str, float]) -> dict[str, Any]:
+    """What summary.json keeps of a peer: version, status, and per figure clpeak's value,
+    gencl's (*gencl*: ``gencl_figures`` of the profile) and their ratio."""
+    return {"version": peer.get("version"), "status": peer.get("status"),
+            "reason": peer.get("reason", ""),
+            "figures": {r["figure"]: {"clpeak": r["clpeak"], "gencl": r["gencl"],
+                                      "gencl_over_clpeak": r["ratio"], "unit": r["unit"]}
+                        for r in comparison(peer, gencl)}}
+
+
+def gencl_figures(characteristics: Mapping[str, Any]) -> dict[str, float]:
+    """gencl's value of every figure clpeak can report, from a profile's characteristics."""
+    out = {}
+    for name in UNITS:
+        c = characteristics.get(name)
+        if c is not None and isinstance(c.value, int | float):
+            out[name] = float(c.value)
+    return out
+
+
+def wanted(enabled: bool | None, quick: bool) -> bool:
+    """Run clpeak? ``--clpeak``/``--no-clpeak`` decide; by default yes when the binary exists,
+    except in a quick profile (clpeak's own sizes take minutes on a 2-core CPU)."""
+    if enabled is not None:
+        return enabled
+    return not quick and find_clpeak() is not None
+
+
+#: Row labels of the report's table.
+LABELS = {"sp_madd_peak_flops": "SP multiply-add", "dp_peak_flops": "DP multiply-add",
+          "int_peak_ops": "INT multiply-add", "global_read_bw_Bps": "global read bandwidth",
+          "launch_queued_to_start_s": "kernel launch: dispatch (queued → start)",
+          "launch_roundtrip_s": "kernel launch: round trip (enqueue → completion seen by host)"}

@@ -1,0 +1,126 @@
+"""clpeak as a peer: its real output parsed, the device mapped, a live run beside a profile.
+
+The files under data/ are clpeak 1.1.2 (Debian) output captured on the development machine
+(Intel Xeon, Ice Lake server, 2 cores under KVM, shared with other work, hence the low figures):
+the full run through Debian's PoCL 3.1, and the compared tests through Intel's CPU runtime.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gencl.profile._clpeak import (
+    comparison, find_library, icd_libraries, parse_output, parse_version, run_clpeak, clpeak_tests)
+
+DATA = Path(__file__).parent / "data"
+HAVE_CLPEAK = shutil.which("clpeak") is not None
+
+
+def test_parse_debian_pocl_full_output():
+    out = parse_output((DATA / "clpeak-1.1.2-debian-pocl-3.1.txt").read_text())
+    assert out["platform"] == "Portable Computing Language"
+    assert out["device"] == "pthread-skylake-avx512-Intel(R) Xeon(R) Processor @ 2.80GHz"
+    assert out["driver"] == "3.1+debian (Linux x64)"
+    figs = out["figures"]
+    assert set(figs) == {"sp_madd_peak_flops", "dp_peak_flops", "int_peak_ops",
+                         "global_read_bw_Bps", "launch_queued_to_start_s"}
+    # best over vector widths, in SI units
+    assert figs["sp_madd_peak_flops"]["best"] == "float16"
+    assert math.isclose(figs["sp_madd_peak_flops"]["value"], 6.74e9)
+    assert figs["sp_madd_peak_flops"]["by_width"]["float"] == 0.52
+    assert figs["dp_peak_flops"]["best"] == "double16"
+    assert math.isclose(figs["dp_peak_flops"]["value"], 7.26e9)
+    assert math.isclose(figs["int_peak_ops"]["value"], 3.77e9)  # not the 24-bit section's 4.30
+    assert math.isclose(figs["global_read_bw_Bps"]["value"], 8.78e9)
+    assert math.isclose(figs["launch_queued_to_start_s"]["value"], 13.24e-6)
+    transfer = out["sections"]["Transfer bandwidth"]["values"]
+    assert transfer["enqueueWriteBuffer"] == 4.72 and transfer["memcpy to mapped ptr"] == 6.92
+
+
+def test_parse_intel_output_skips_half_precision():
+    out = parse_output((DATA / "clpeak-1.1.2-intel-2026.2-selected.txt").read_text())
+    assert out["platform"] == "Intel(R) OpenCL"
+    figs = out["figures"]
+    assert figs["sp_madd_peak_flops"]["best"] == "float16"
+    assert math.isclose(figs["sp_madd_peak_flops"]["value"], 65.82e9)
+    assert figs["int_peak_ops"]["best"] == "int8"  # 16.41 beats int16's 15.27
+    assert figs["dp_peak_flops"]["best"] == "double"
+    assert "Half-precision compute" in out["sections"]  # parsed, compared with nothing
+
+
+def test_version_and_tests():
+    assert parse_version("clpeak version: 1.1.2\n") == "1.1.2"
+    assert parse_version("no version here") is None
+    assert clpeak_tests(["chain", "copy", "runtime_overhead"]) == [
+        "--compute-sp", "--compute-dp", "--compute-integer", "--kernel-latency"]
+    assert clpeak_tests(["copy"]) == []
+    assert clpeak_tests(["read_bandwidth"], "2.1.2") == ["--global-memory-bandwidth"]
+
+
+def test_comparison_direction_per_figure():
+    peer = {"figures": {"sp_madd_peak_flops": {"value": 100.0, "unit": "FLOP/s"},
+                        "global_read_bw_Bps": {"value": 10.0, "unit": "B/s"},
+                        "launch_queued_to_start_s": {"value": 2e-5, "unit": "s"}}}
+    rows = {r["figure"]: r for r in comparison(peer, {"sp_madd_peak_flops": 150.0,
+                                                     "global_read_bw_Bps": 9.0,
+                                                     "launch_queued_to_start_s": 1e-5,
+                                                     "launch_roundtrip_s": 3e-5})}
+    assert rows["sp_madd_peak_flops"]["ratio"] == 1.5
+    assert rows["sp_madd_peak_flops"]["gencl_at_or_ahead"] is True
+    assert rows["global_read_bw_Bps"]["gencl_at_or_ahead"] is False
+    assert rows["launch_queued_to_start_s"]["gencl_at_or_ahead"] is True  # faster is better
+    # clpeak 1.x has no round trip: the row shows gencl's alone
+    assert rows["launch_roundtrip_s"]["clpeak"] is None
+    assert rows["launch_roundtrip_s"]["gencl_at_or_ahead"] is None
+
+
+def test_default_device_maps_to_one_icd_library(engine):
+    """pyopencl's platform is found among the ICD libraries by name, version and devices."""
+    platform = engine.cl_device.platform
+    lib, index = find_library(platform.name, platform.version,
+                              [d.name for d in platform.get_devices()])
+    assert lib in icd_libraries() and index == 0
+    other, _ = find_library(platform.name, platform.version + " (another build)",
+                            [d.name for d in platform.get_devices()])
+    assert other is None
+
+
+@pytest.mark.skipif(not HAVE_CLPEAK, reason="clpeak is not installed")
+def test_live_clpeak_on_the_profiled_device(engine):
+    record = run_clpeak(engine.cl_device, ["runtime_overhead"])
+    assert record["status"] == "ok", record["reason"]
+    assert record["device"] == engine.cl_device.name.strip()
+    assert "--kernel-latency" in record["command"] and record["version"]
+    latency = record["figures"]["launch_queued_to_start_s"]
+    assert 0 < latency["value"] < 0.1 and latency["unit"] == "s"
+    # the stored output parses to the same figures
+    assert parse_output(record["output"])["figures"] == record["figures"]
+
+
+@pytest.mark.skipif(not HAVE_CLPEAK, reason="clpeak is not installed")
+def test_profile_records_clpeak_beside_gencl(tmp_path):
+    from gencl.profile import load_profile, run_profile
+
+    folder = tmp_path / "prof"
+    run_profile(folder, device="pocl", quick=True, only=["runtime_overhead"], progress=False,
+                clpeak=True)
+    profile = load_profile(folder)  # validates against the schema, peers included
+    peer = profile.peers["clpeak"]
+    assert peer["status"] == "ok", peer["reason"]
+    summary = json.loads((folder / "summary.json").read_text())
+    row = summary["peers"]["clpeak"]["figures"]["launch_queued_to_start_s"]
+    assert row["gencl"] == profile.value("launch_queued_to_start_s")
+    assert math.isclose(row["gencl_over_clpeak"], row["gencl"] / row["clpeak"])
+    from gencl.profile import render_report
+
+    report = render_report(profile).read_text()
+    assert "## clpeak on the same device" in report
+    assert "kernel launch: dispatch (queued → start)" in report
+    run_profile(folder, device="pocl", quick=True, only=["runtime_overhead"], progress=False,
+                clpeak=False)
+    assert load_profile(folder).peers["clpeak"] == peer  # kept, not rerun, when switched off
