@@ -229,7 +229,6 @@ def _add_rotating_buffers(t: lp.TranslationUnit, columns: Mapping[tuple, _Column
 
     new_insns, new_temps, new_domains, new_tags = [], {}, [], {}
     replace: dict[tuple, tuple[str, list[Any], list[Any]]] = {}
-    rotations: list[str] = []
     loads: list[str] = []
     for key, col in columns.items():
         arg = knl.arg_dict[col.array]
@@ -278,7 +277,6 @@ def _add_rotating_buffers(t: lp.TranslationUnit, columns: Mapping[tuple, _Column
             within_inames=outside | {outer, inner, q},
             depends_on=frozenset(readers) | {load_id}))
         loads.append(load_id)
-        rotations.append(shift_id)
 
     class Replace(IdentityMapper):
         def map_subscript(self, expr, *args):
