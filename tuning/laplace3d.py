@@ -14,7 +14,7 @@ tile with its halo): ``gencl space laplace3d --list`` prints it.
 import loopy as lp
 import numpy as np
 
-from gencl.spec import BenchmarkSpec
+from gencl.spec import ApplicationHooks, BenchmarkSpec
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
@@ -191,5 +191,8 @@ SPEC = BenchmarkSpec(
     metrics={"bytes": compulsory_bytes, "points": points,
              "flops": lambda p, s: FLOPS_PER_POINT * points(p, s)},
     group="application",
+    # u_new feeds u on the next sweep: correctness is checked over several launches
+    hooks=ApplicationHooks(ping_pong=(("u_new", "u"),), compulsory_bytes=compulsory_bytes,
+                           peers=peers()),
     tolerance={"float32": 1e-5, "float64": 1e-12},
 )
