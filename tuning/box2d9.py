@@ -13,7 +13,7 @@ vector (unaligned neighbours gathered lane by lane), in a work-group of ``workgr
 import loopy as lp
 import numpy as np
 
-from gencl.spec import BenchmarkSpec, Knob
+from gencl.spec import ApplicationHooks, BenchmarkSpec, Knob
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
