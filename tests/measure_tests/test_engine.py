@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 
 import numpy as np
 
@@ -90,3 +91,20 @@ def test_results_stream_and_resume(engine, tmp_path):
     assert data["schema_version"] == "1.0" and len(data["results"]) == 3
     assert data["device"]["slug"] == engine.info.slug and data["gencl_version"]
     assert all(np.isfinite(r["median_s"]) for r in data["results"])
+
+
+def test_a_runaway_kernel_times_out_and_the_engine_goes_on():
+    """The engine waits on events in a helper thread (blocking clWaitForEvents, which Intel's CPU
+    runtime needs to run kernels on both cores); a kernel past the limit is still a timeout."""
+    from gencl.measure import OpenCLEngine
+
+    spec = load_spec("chain")
+    point = spec.complete({"itype": "sp_madd", "workgroup": 16, "ilp": 1})
+    variant = lower(spec, point)
+    slow = OpenCLEngine("pocl", repeats=3, max_attempts=1, timeout_s=0.2)
+    # a second or two of dependent FMAs on 32 lanes (short: the kernel runs on after the timeout)
+    long = {**spec.sizes(point, slow.info, False), "reps": 1 << 15}
+    start = time.perf_counter()
+    m = measure_variant(slow, spec, variant, long)
+    assert m.status == "timeout" and "no result after 0.2 s" in m.reason
+    assert time.perf_counter() - start < 30
