@@ -107,7 +107,7 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
 
         def sizes_of(p: Mapping[str, Any]) -> dict[str, int]:
             return evaluator.sizes(spec, p)
-    space = SearchSpace(spec, fixed)
+    space = SearchSpace(spec, fixed, device=_device_info(device_json))
     slug = device_json.get("slug", "unknown")
     # a quick run never lands next to (or adds trials to) committed full results
     folder = Path(out or f"{'out' if quick else 'bench_results'}/{slug}/tuning")
@@ -148,6 +148,16 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
     winner = best_trial(result)
     return TuneRun(result, json.loads(best_path.read_text()), folder, url,
                    space.decode(winner.params) if winner else None, device=device_json)
+
+
+def _device_info(device_json: Mapping[str, Any]) -> Any:
+    """The DeviceInfo a results file recorded (its constraints apply), or None if incomplete."""
+    from gencl.device import DeviceInfo
+
+    try:
+        return DeviceInfo.from_json(device_json)
+    except (KeyError, TypeError):
+        return None
 
 
 def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,

@@ -21,11 +21,17 @@ def _encode(value: Any) -> Any:
 
 
 class SearchSpace:
-    """The axes of *spec* (parameters and knobs) with encode/decode to Optuna params."""
+    """The axes of *spec* (parameters and knobs) with encode/decode to Optuna params.
 
-    def __init__(self, spec: Any, fixed: Mapping[str, Any] | None = None) -> None:
+    *device* (a DeviceInfo) applies the spec's device- and size-dependent constraints to
+    ``points()``, so a sampler that ranks the points (guided) never proposes one the device
+    excludes (a tile larger than the grid, a work-group above the device's limit)."""
+
+    def __init__(self, spec: Any, fixed: Mapping[str, Any] | None = None,
+                 device: Any = None) -> None:
         self.spec = spec
         self.fixed = dict(fixed or {})
+        self.device = device
         self.axes = {k: v for k, v in spec.axes.items() if k not in self.fixed}
         self._decode = {k: {_encode(v): v for v in values} for k, values in self.axes.items()}
 
@@ -41,7 +47,7 @@ class SearchSpace:
 
     def points(self) -> list[dict[str, Any]]:
         """Every point of the space (constraints applied) that agrees with the fixed values."""
-        return [p for p in self.spec.points()
+        return [p for p in self.spec.points(self.device)
                 if all(p.get(k) == v for k, v in self.fixed.items())]
 
     @property
