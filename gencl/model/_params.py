@@ -93,6 +93,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         # (the chain benchmark's peak itself may come from vector-typed chains)
         scalar = key.replace("_peak_", "_scalar_peak_", 1)
         if _num(summary, scalar) is not None:
+            sources[key] = "measured"  # the figure a term names (TERM_SOURCES) is measured
             return get(scalar, nominal)
         return get(key, nominal)
 
