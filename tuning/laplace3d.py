@@ -115,28 +115,13 @@ BLOCK = (32, 4, 1)
 
 
 def peers():
-    """``ApplicationHooks.peers`` of this kernel (gencl.peers runners)."""
-    from gencl.peers import cupy_kernel_peer, opencl_kernel_peer, torch_compile_peer, torch_peer
+    """``ApplicationHooks.peers`` of this kernel: the naive kernel below in OpenCL and CUDA, and
+    ``update`` under torch eager and torch.compile."""
+    from gencl.peers import naive_and_torch_peers
 
-    def real(ctx):
-        return "double" if ctx.point["dtype"] == "float64" else "float"
-
-    def grid(ctx):
-        s = ctx.sizes
-        return tuple(-(-s[n] // b) for n, b in zip(("nx", "ny", "nz"), BLOCK))
-
-    data = {"inputs": logical_inputs, "expected": logical_reference}
-    return {
-        "hand_opencl": opencl_kernel_peer(
-            lambda ctx: naive_source("opencl", real(ctx)), "laplace3d", args=ARGS,
-            global_size=lambda ctx: tuple(g * b for g, b in zip(grid(ctx), BLOCK)),
-            local_size=lambda ctx: BLOCK, **data),
-        "pytorch_eager": torch_peer(update, **data),
-        "torch_compile": torch_compile_peer(update, **data),
-        "cuda_naive": cupy_kernel_peer(
-            lambda ctx: naive_source("cuda", real(ctx)), "laplace3d", args=ARGS,
-            launch=lambda ctx: (grid(ctx), BLOCK), **data),
-    }
+    return naive_and_torch_peers("laplace3d", source=naive_source, args=ARGS, block=BLOCK,
+                                 extents=("nx", "ny", "nz"), update=update, inputs=logical_inputs,
+                                 expected=logical_reference)
 
 
 def naive_source(language, real):
