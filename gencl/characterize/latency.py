@@ -243,6 +243,128 @@ def fit_staircase(footprints: Sequence[float] | np.ndarray, cpmr: Sequence[float
 
 # }}}
 
+# {{{ the size of a level from its transition
+
+
+@dataclass(frozen=True)
+class Transition:
+    """Where one level's step lies, four ways (bytes), from the walks around it.
+
+    ``served(s)`` is the fraction of steps the level still serves at footprint s: the latency
+    normalised between its hit plateau and the next level's, less the misses that already grew
+    in proportion to the footprint before the step (conflict misses of a level that is not
+    full: a straight line through the origin fitted on the walks below the step).
+
+    - ``held``: the most bytes the level was seen to hold, max over walks of s · served(s). A
+      cyclic walk can hit only on lines the level holds, so this is a lower bound on the
+      capacity under any replacement policy, and equal to it when a walk just fits;
+    - ``onset``: the last walk before the step (served ≥ 95 %);
+    - ``halfway``: where the latency has risen half way to the next level (log-interpolated);
+      the capacity of an LRU cache whose sets overflow at different footprints (a hashed or
+      partitioned index) lies near it;
+    - ``complete``: the first walk past the step (served ≤ 5 %).
+    ``inside`` counts the walks strictly between onset and complete (how well the step is
+    resolved); ``plateau`` and ``next_plateau`` are the measured latencies it lies between.
+    """
+
+    held: float
+    onset: float
+    halfway: float
+    complete: float
+    inside: int
+    plateau: float
+    next_plateau: float
+
+    def estimates(self) -> dict[str, float]:
+        return {"held_bytes": self.held, "onset_bytes": self.onset,
+                "half_rise_bytes": self.halfway, "complete_bytes": self.complete}
+
+
+def _snap(y: np.ndarray, fitted: float, within: float = 0.05) -> float:
+    """The measured plateau near a fitted latency: median of the walks within ±*within*."""
+    near = y[np.abs(y / fitted - 1.0) <= within]
+    return float(np.median(near)) if len(near) else float(fitted)
+
+
+def served_fraction(x: np.ndarray, y: np.ndarray, lo: float, hi: float,
+                    below: float) -> np.ndarray:
+    """Fraction of steps a level serves at each footprint (see ``Transition``); *below*: the
+    footprint under which the walks show only the early (proportional) misses."""
+    m = np.clip((y - lo) / (hi - lo), 0.0, 1.0)
+    early = x < below
+    slope = float(x[early] @ m[early] / (x[early] @ x[early])) if early.any() else 0.0
+    return 1.0 - np.clip(m - slope * x, 0.0, 1.0)
+
+
+def transition(x: np.ndarray, y: np.ndarray, lo: float, hi: float) -> Transition | None:
+    """The step from latency *lo* to *hi* in walks (*x* footprints ascending, *y* CPMR) that
+    hold one step only; None when the walks do not rise all the way (within 5 %)."""
+    m = np.clip((y - lo) / (hi - lo), 0.0, 1.0)
+    up = np.nonzero(m >= 0.5)[0]
+    if not len(up) or up[0] == 0:
+        return None
+    i = int(up[0])
+    t = (0.5 - m[i - 1]) / (m[i] - m[i - 1])
+    halfway = float(np.exp(np.log(x[i - 1]) + t * (np.log(x[i]) - np.log(x[i - 1]))))
+    # the early misses' line is not extrapolated past the half rise
+    served = np.where(x < halfway, served_fraction(x, y, lo, hi, halfway / 1.25), 1.0 - m)
+    before = np.nonzero((served >= 0.95) & (x < halfway))[0]
+    after = np.nonzero((served <= 0.05) & (x > halfway))[0]
+    if not len(after):
+        return None  # the walks never reach the next plateau: the step is not seen whole
+    onset = float(x[before[-1]]) if len(before) else float(x[0])
+    complete = float(x[after[0]])
+    return Transition(held=float(np.max(x * served)), onset=onset, halfway=halfway,
+                      complete=complete, inside=int(np.count_nonzero((x > onset)
+                                                                     & (x < complete))),
+                      plateau=lo, next_plateau=hi)
+
+
+def level_transitions(footprints: Sequence[float] | np.ndarray,
+                      cpmr: Sequence[float] | np.ndarray,
+                      stair: Staircase) -> list[Transition | None]:
+    """One ``Transition`` per level of a fitted staircase, from the measured walks.
+
+    Level j's walks lie between the geometric means of its fitted size and its neighbours';
+    its plateaus are the measured latencies near the fit's (``_snap``), so a fit's smoothing
+    does not move them.
+    """
+    x, y = np.asarray(footprints, float), np.asarray(cpmr, float)
+    order = np.argsort(x)
+    x, y = x[order], y[order]
+    sizes = list(stair.sizes)
+    lats = [*stair.latencies, stair.memory_latency]
+    edges = [0.0, *[float(np.sqrt(a * b)) for a, b in zip(sizes, sizes[1:])], np.inf]
+    out: list[Transition | None] = []
+    for j in range(len(sizes)):
+        inside = (x > edges[j]) & (x <= edges[j + 1])
+        xs, ys = x[inside], y[inside]
+        if len(xs) < 3:
+            out.append(None)
+            continue
+        out.append(transition(xs, ys, _snap(ys, lats[j]), _snap(ys, lats[j + 1])))
+    return out
+
+
+def partitioned_last_level(levels: Sequence[Mapping[str, float]], *,
+                           ratio: tuple[float, float] = (1.6, 2.5)
+                           ) -> dict[str, float] | None:
+    """The last two levels read as one cache in two partitions, when their sizes are about
+    2× apart (*ratio*): a near partition that serves a walk until it is full, then a far one
+    that holds what the near one cannot, so the last level's size is the total. None when the
+    sizes do not fit that reading."""
+    if len(levels) < 2:
+        return None
+    near, last = levels[-2], levels[-1]
+    if not ratio[0] <= last["size_bytes"] / near["size_bytes"] <= ratio[1]:
+        return None
+    return {"near_bytes": near["size_bytes"], "far_bytes": last["size_bytes"]
+            - near["size_bytes"], "total_bytes": last["size_bytes"],
+            "near_latency_cycles": near["latency_cycles"],
+            "far_latency_cycles": last["latency_cycles"]}
+
+# }}}
+
 # {{{ line size
 
 
@@ -271,6 +393,22 @@ def fit_line_size(spacings: Sequence[float], cpmr: Sequence[float], *,
     return best[1], best[2]
 
 # }}}
+
+
+def measured_levels(x: Sequence[float], y: Sequence[float], stair: Staircase
+                    ) -> list[dict[str, float]]:
+    """The staircase's levels with their sizes and latencies read from the walks around each
+    step (``level_transitions``); a level whose step the walks do not show keeps the fit's."""
+    out = []
+    for (c, lat), tr in zip(zip(stair.sizes, stair.latencies),
+                            level_transitions(x, y, stair)):
+        if tr is None:
+            out.append({"size_bytes": float(c), "latency_cycles": float(lat),
+                        "fit_size_bytes": float(c)})
+        else:
+            out.append({"size_bytes": tr.held, "latency_cycles": tr.plateau, **tr.estimates(),
+                        "fit_size_bytes": float(c), "walks_inside_step": float(tr.inside)})
+    return out
 
 
 def walk_cpmr(record: Mapping[str, Any], clock_hz: float) -> tuple[float, float]:
@@ -303,14 +441,28 @@ def staircase_result(walk: Sequence[Mapping[str, Any]], hz: float, clock_method:
     x = [float(r["point"]["footprint"]) for r in walk]
     y = [walk_cpmr(r, hz)[0] for r in walk]
     stair = fit_staircase(x, y)
+    levels = measured_levels(x, y, stair)
     ids = tuple(r["variant_id"] for r in walk)
-    method = (f"eq. 6 summed over levels (each level's miss ratio sharpened by an exponent and "
-              f"given the conflict misses it has before it is full), fitted with scipy "
-              f"least_squares on log CPMR over {len(x)} footprints {_human(x[0])}…"
+    method = (f"levels found by eq. 6 summed over levels (each level's miss ratio sharpened by "
+              f"an exponent and given the conflict misses it has before it is full), fitted "
+              f"with scipy least_squares on log CPMR over {len(x)} footprints {_human(x[0])}…"
               f"{_human(x[-1])}{what}, level count by BIC (rms error "
-              f"{stair.rms_rel_error:.1%}); {clock_method}")
+              f"{stair.rms_rel_error:.1%}); per level from the walks around its step: "
+              f"size_bytes = held_bytes, the most bytes it was seen to hold (max of footprint "
+              f"× fraction of steps it served: a lower bound on its capacity under any "
+              f"replacement policy), beside onset/half-rise/complete footprints and the fit's "
+              f"size; latency_cycles = its measured plateau; {clock_method}")
     chars = [Characteristic(f"{memory}_cache_levels" if memory != "global" else "cache_levels",
-                            stair.levels(), "B, cycles", method=method, variants=ids)]
+                            levels, "B, cycles", method=method, variants=ids)]
+    parts = partitioned_last_level(levels) if memory == "global" else None
+    if parts is not None:
+        chars.append(Characteristic(
+            "partitioned_last_level", parts, "B, cycles",
+            method="the last two cache levels, their held sizes about 2× apart, read as one "
+                   "cache in two partitions: the near one serves the walk until it is full, "
+                   "the far one holds what the near one cannot (total = the last level's "
+                   "held size, far = total − near); latencies are the measured plateaus",
+            variants=ids))
     lines = [{"label": "measured CPMR" + (f" ({what.strip(' ;,')})" if what else ""),
               "x": x, "y": y},
              {"label": "eq. 6 fit", "x": x, "y": [float(v) for v in stair.predict(x)]}]
@@ -321,9 +473,9 @@ def staircase_result(walk: Sequence[Mapping[str, Any]], hz: float, clock_method:
                           "y": [walk_cpmr(r, hz)[0] for r in recs]})
     series = {f"{memory}_latency_staircase": {
         "title": f"Varying-size random walk ({memory} memory)", "lines": lines,
-        "hlines": {f"L{j + 1} {_human(c)}": lat
-                   for j, (c, lat) in enumerate(zip(stair.sizes, stair.latencies))},
-        "levels": stair.levels(), "memory_latency_cycles": stair.memory_latency,
+        "hlines": {f"L{j + 1} {_human(lv['size_bytes'])}": lv["latency_cycles"]
+                   for j, lv in enumerate(levels)},
+        "levels": levels, "memory_latency_cycles": stair.memory_latency,
         "xlabel": "footprint (B)", "ylabel": "cycles per memory request", "xscale": "log",
         "yscale": "log"}}
     return chars, series, stair
