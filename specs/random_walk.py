@@ -15,9 +15,9 @@ per-access method is ``fine_chase``).
 ``pattern="page_local"`` walks the same lines in an order that finishes a granule (2 MiB on a
 GPU, 64 KiB on a CPU: a page or a few) before it moves to another granule at random: the data
 caches see the same footprint, the TLB one miss per granule instead of one per step once the
-footprint passes its reach. It runs from 1 MiB up, six footprints per octave between 16 and
-128 MiB on a GPU, where Hopper's L2 halves (25 MB each: the near one, then the far one) and
-its TLB reach meet: the staircase of these walks is the cache hierarchy without address
+footprint passes its reach. It runs from 1 MiB up, twelve footprints per octave between 20 and
+80 MiB on a GPU, where Hopper's L2 halves (25 MiB each: the near one, then the far one) have
+their steps: the staircase of these walks is the cache hierarchy without address
 translation, and its last plateau the DRAM latency.
 The walker's position is kept in ``state`` between launches, so the engine's repeated launches
 continue the walk through the whole ring (seed 000's "multiple passes").
@@ -38,11 +38,17 @@ def _log_spaced(lo, octaves, per_octave):
                          for k in range(0, per_octave * octaves + 1)}))
 
 
-#: log-spaced footprints, three per octave: 1 KiB … 256 MiB
-FOOTPRINTS = _log_spaced(KIB, 18, 3)
-#: page-local walks: 1 … 16 MiB one per octave, 16 … 90 MiB six per octave (the L2 halves, the
-#: TLB reach of a GPU and the DRAM cliff), then 128, 181, 256 MiB (the DRAM plateau)
-PAGE_LOCAL = tuple(sorted(set(_log_spaced(MIB, 4, 1)) | set(_log_spaced(16 * MIB, 15, 6)[:16])
+#: log-spaced footprints, three per octave: 1 KiB … 256 MiB, twelve per octave 160 … 336 KiB
+#: (a GPU's L1 step: its size is read from the walks inside the step, so it needs several)
+FOOTPRINTS = tuple(sorted({f for f in _log_spaced(KIB, 18, 3) if not 160 * KIB < f < 336 * KIB}
+                          | set(_log_spaced(160 * KIB, 1, 12)[1:])))
+#: page-local walks: 1 … 16 MiB one per octave, 16 … 20 MiB six per octave, 20 … 80 MiB twelve
+#: per octave (the steps of Hopper's two 25 MiB L2 partitions: each starts at its capacity and
+#: is complete only ~1.4× past it), 80 … 90 MiB, then 128, 181, 256 MiB (the DRAM plateau)
+PAGE_LOCAL = tuple(sorted(set(_log_spaced(MIB, 4, 1))
+                          | {f for f in _log_spaced(16 * MIB, 15, 6)[:16]
+                             if not 20 * MIB <= f <= 81 * MIB}
+                          | set(_log_spaced(20 * MIB, 2, 12))
                           | set(_log_spaced(128 * MIB, 1, 2))))
 #: the granule a page-local walk finishes before moving on: a 2 MiB GPU page, 16 CPU pages
 GRANULE = {"GPU": 2 * MIB, "CPU": 64 * KIB}
