@@ -10,8 +10,10 @@ Each ``level`` is explored adaptively (``gencl.characterize.fine_chase.explore_l
 scan at a coarse stride, a bisection to one stride, the line-size runs (N = C + δ at 32 B), the
 sets/ways runs (N = C + k·line at the line). L1: footprints 8 KiB … 512 KiB (8 per octave,
 stride 32 B; the L1 is what the kernel's 10 KiB of ``__local`` records leave of the unified
-L1/shared memory). L2: 4 MiB … 96 MiB (4 per octave, stride 128 B: one access per line), every
-access there an L1 miss. Every run is one launch: one untimed pass, then ≥ 1024 timed steps
+L1/shared memory: less than a kernel without ``__local`` gets, as the H200's driver splits it).
+``L1_128``: the same L1 scanned at one access per 128-B line (its capacity against the 32-B
+scan's tells the allocation unit from the 32-B sector). L2: 4 MiB … 96 MiB (4 per octave,
+stride 128 B: one access per line), every access there an L1 miss. Every run is one launch: one untimed pass, then ≥ 1024 timed steps
 (whole passes); its window is placed on the ring's first 1024 slots. Each run's walk is checked
 against the host's (the window's positions and the final one) before its latencies count.
 """
@@ -28,11 +30,17 @@ from gencl.spec.pointer_chase import (
 KIB, MIB = 1 << 10, 1 << 20
 PLANS = {
     "L1": LevelPlan("L1", 8 * KIB, 512 * KIB, per_octave=8, stride=32, line_stride=32),
+    # one access per 128-B line: with 32-B sectors allocated per 128-B line this sees the same
+    # capacity as the 32-B scan, with 32-B lines four times more (the allocation unit)
+    "L1_128": LevelPlan("L1_128", 8 * KIB, 512 * KIB, per_octave=8, stride=128,
+                        line_stride=128),
     "L2": LevelPlan("L2", 4 * MIB, 96 * MIB, per_octave=4, stride=128, line_stride=32),
 }
 QUICK_PLANS = {
     "L1": LevelPlan("L1", 8 * KIB, 512 * KIB, per_octave=2, stride=32, line_stride=32,
                     max_line=256, ways_steps=(1, 2)),
+    "L1_128": LevelPlan("L1_128", 8 * KIB, 512 * KIB, per_octave=2, stride=128,
+                        line_stride=128, max_line=512, ways_steps=(1, 2)),
     "L2": LevelPlan("L2", 4 * MIB, 64 * MIB, per_octave=1, stride=128, line_stride=128,
                     max_line=512, ways_steps=(1, 2)),
 }
@@ -175,12 +183,12 @@ SPEC = BenchmarkSpec(
     name="fine_chase",
     description=__doc__.strip().splitlines()[0],
     program=program,
-    params={"level": ("L1", "L2")},
+    params={"level": tuple(PLANS)},
     inputs=inputs,
     reference=reference,
     sizes=sizes,
     verify_sizes=lambda point, device: run_sizes(DEFAULT_FOOTPRINT, DEFAULT_STRIDE),
-    sweep=[{"level": "L1"}, {"level": "L2"}],
+    sweep=[{"level": level} for level in PLANS],
     constraints=[_nvidia_only],
     runner=run,
     ptx_rules=ptx_rules,

@@ -245,12 +245,35 @@ def analyze_level(runs: Sequence[Run]) -> dict[str, Any]:
     first_miss = min((int(r["footprint"]) for r in sized
                       if misses(r, limit) > noise_floor(r)), default=None)
     size = max(f for f in clean if first_miss is None or f < first_miss)
-    out["size_bytes"] = size
+    out["size_bytes"] = out["clean_bytes"] = size
     half = [int(r["footprint"]) for r in scan if misses(r, limit) >= 0.5 * accesses(r)]
     if half:
         out["half_miss_bytes"] = min(half)
+    from gencl.characterize.latency import transition
+
+    x = np.array([float(r["footprint"]) for r in sized])
+    step = transition(x, np.array([misses(r, limit) / accesses(r) for r in sized]), 0.0, 1.0)
+    if step is not None and step.onset > size:
+        # misses before the capacity (a few per pass, not every pass): the level is not full
+        # where the first one shows; its size is the most bytes it was seen to hold
+        out["size_bytes"] = step.held
+        out["half_miss_bytes"] = step.halfway
+        out["size_from"] = (f"held bytes ({step.held:.0f} B): stray misses from "
+                            f"{first_miss} B on, well before the half-miss footprint "
+                            f"{step.halfway:.0f} B")
     line_runs = [r for r in runs if r["stage"] == "line"]
     line = line_from(line_runs, size, limit) if line_runs else None
+    if line_runs:
+        counts = [misses(r, limit) for r in sorted(line_runs, key=lambda r: r["footprint"])]
+        out["line_run_misses"] = counts
+        drops = sum(1 for a, b in zip(counts, counts[1:]) if b < a - noise_floor(line_runs[0]))
+        if drops:
+            out["not_lru"] = (f"the misses per pass of the C + δ runs ({len(counts)} runs, δ = "
+                              f"{int(line_runs[0]['stride'])} B steps) fall {drops} times as δ "
+                              f"grows ({', '.join(f'{c:.0f}' for c in counts)}): under LRU they "
+                              f"can only rise, so Mei & Chu's counts (line, sets, ways) do not "
+                              f"apply at this capacity")
+            return out
     if line is None:
         return out
     out["line_bytes"] = line
@@ -296,7 +319,10 @@ def runs_of(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 _LABELS = {"size_bytes": ("B", "largest footprint with no miss in the timed pass (step 1, "
-                                "bisected to the scan stride)"),
+                                "bisected to the scan stride); where stray misses start well "
+                                "before the step, the most bytes the level was seen to hold "
+                                "(max footprint × fraction of hits, a lower bound)"),
+           "half_miss_bytes": ("B", "footprint where half the accesses miss"),
            "line_bytes": ("B", "period of the miss steps in δ = N − C (step 2)"),
            "ways": ("ways", "misses per pass over k extra lines = k·(W + 1) (+ a constant), "
                             "least-squares slope (step 3, LRU)"),
@@ -336,11 +362,20 @@ def analyze_fine_chase(records: Sequence[Mapping[str, Any]], device: Mapping[str
                     method=f"fine-grained chase (per-access %clock), {name}: {how}",
                     variants=ids))
         missing = [f for f in ("size_bytes", "line_bytes", "ways") if f not in found]
-        if missing:
+        if "not_lru" in found:
+            notes.append(f"{name}: {', '.join(missing)} not found: {found['not_lru']}")
+        elif missing:
             notes.append(f"{name}: {', '.join(missing)} not found (the step before gave "
                          f"nothing to go on; scanned {found.get('scanned_bytes')})")
         if "set_index" in found:
             notes.append(f"{name} set index: {found['set_index']}")
+        if name.startswith("L1") and "size_bytes" in found:
+            notes.append(f"{name}: the L1 of this kernel, which keeps 10 KiB of records in "
+                         f"__local: on a unified L1/shared memory (NVIDIA) the driver's split "
+                         f"for such a kernel leaves less L1 than a kernel without __local gets "
+                         f"(the random walk's L1)")
+        if "size_from" in found:
+            notes.append(f"{name} size: {found['size_from']}")
         scan = sorted((r for r in mine if r["stage"] in ("scan", "bisect")),
                       key=lambda r: r["footprint"])
         if scan and "threshold_cycles" in found:

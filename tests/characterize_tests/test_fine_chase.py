@@ -174,3 +174,25 @@ def test_ways_ignore_misses_that_do_not_grow_with_the_extra_lines():
     runs = [run(k) for k in (1, 2, 3, 4)]
     slope, pts = ways_from(runs, 1 << 20, 128, limit=200.0)
     assert slope == pytest.approx(17.0) and [k for k, _ in pts] == [1, 2, 3, 4]
+
+
+def test_misses_that_fall_as_the_ring_grows_are_not_read_as_a_line():
+    """Misses that come and go run to run (a level that is not LRU at its capacity, as the
+    H200's L1 beside 10 KiB of __local): no line, sets or ways, and the reason names the
+    counts; the size is the bytes the level held, not the footprint of the first stray miss."""
+    def run(footprint, stage, slow):
+        slots = footprint // 32
+        return {"level": "L1", "stage": stage, "footprint": footprint, "stride": 32,
+                "slots": slots, "passes": 1, "bin_cycles": 4,
+                "hist": {"12": slots - slow, "72": slow}}
+
+    kib = [8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 64]
+    frac = [0, 0, 0.02, 0, 0.1, 0.15, 0.3, 0.5, 0.9, 1.0, 1.0]
+    runs = [run(k * KIB, "scan", int(f * k * KIB // 32)) for k, f in zip(kib, frac)]
+    runs += [run(10 * KIB + d, "line", slow) for d, slow in
+             zip(range(32, 33 * 8, 32), (8, 0, 0, 21, 0, 44, 15, 0))]
+    got = analyze_level(runs)
+    assert "line_bytes" not in got and "ways" not in got
+    assert "fall 4 times" in got["not_lru"]
+    assert got["half_miss_bytes"] == pytest.approx(28 * KIB, rel=0.02)
+    assert 16 * KIB <= got["size_bytes"] <= 24 * KIB and got["clean_bytes"] == 10 * KIB
