@@ -1,4 +1,4 @@
-"""Pure global read bandwidth (clpeak "global memory bandwidth"): float1..float16 loads, buffer ≫ LLC.
+"""Pure global read bandwidth (clpeak "global memory bandwidth"): floatW loads, buffer ≫ LLC.
 
 clpeak's kernel, reproduced: each work item sums ``reads`` floatW values into a floatW
 accumulator, adds its lanes (``acc.s0 + … + acc.sF``) and stores that one float through the
@@ -35,7 +35,8 @@ CLPEAK_GRANULE_BYTES = 256 * 16 * 16 * 4
 
 def program(point):
     """clpeak's read kernel for W = ``vector_width`` lanes: ``src`` is (R, m, W) floatW rows of m
-    work items ((R, m) floats for W = 1), the lane sum is spelled out (``acc.s0 + acc.s1 + …``, as clpeak writes it)."""
+    work items ((R, m) floats for W = 1), the lane sum spelled out (``acc.s0 + acc.s1 + …``) as
+    clpeak writes it."""
     w = point["vector_width"]
     vec = w > 1
     lanes = " + ".join(f"acc[{k}]" for k in range(w))

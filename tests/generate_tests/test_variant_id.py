@@ -46,8 +46,8 @@ def test_editing_a_spec_changes_the_ids_of_specs_built_on_it(tmp_path):
     (tmp_path / "specs").mkdir()
     shutil.copy(REPO / "specs" / "copy.py", tmp_path / "specs" / "copy.py")
     text = (REPO / "specs" / "copy.py").read_text()
-    for old, new in (('name="copy"', 'name="copy_reads"'),
-                     ("program=program,", 'program=lambda point: load_spec("copy").program(point),'),
+    delegate = 'program=lambda point: load_spec("copy").program(point),'
+    for old, new in (('name="copy"', 'name="copy_reads"'), ("program=program,", delegate),
                      ("from gencl.spec import BenchmarkSpec, Knob",
                       "from gencl.spec import BenchmarkSpec, Knob, load_spec")):
         assert old in text, old
