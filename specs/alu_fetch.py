@@ -76,7 +76,8 @@ def verify_sizes(point, device):
 
 
 def inputs(point, sizes, rng):
-    return {"src": rng.standard_normal((point["inputs"], sizes["n"]), dtype=np.float32),
+    # uniform, not normal: 3× faster to draw, and a GPU launch reads 256 MiB
+    return {"src": rng.random((point["inputs"], sizes["n"]), dtype=np.float32),
             "a": np.float32(rng.uniform(0.5, 0.9)), "b": np.float32(rng.uniform(0.1, 0.5))}
 
 

@@ -80,7 +80,8 @@ def _shape(point, sizes):
 
 
 def inputs(point, sizes, rng):
-    return {"src": rng.standard_normal(_shape(point, sizes), dtype=np.float32)}
+    # uniform, not normal: 3× faster to draw, and a GPU launch reads 256 MiB
+    return {"src": rng.random(_shape(point, sizes), dtype=np.float32)}
 
 
 def reference(values, point, sizes):

@@ -232,19 +232,26 @@ def cpu_vector_point(itype, width, ilp):
             "conc_wg": 1, "runs": 8}
 
 
+#: clpeak's integer kernel (1.1.2 and 2.x): ``x = y*x + y; y = x*y + x`` on intW, one dependent
+#: chain per work item (ILP 1), 2 operations (a multiply and an add) per statement, as ``x*x + b``
+#: here; its best width on Intel's CPU runtime was int16, whose compiler then runs 16 work items'
+#: chains side by side (16 independent AVX-512 chains for the ~10-cycle vpmulld)
+CLPEAK_INT_CHAINS = [(16, 1), (16, 2), (8, 2)]
 VECTOR_SWEEP = [cpu_vector_point(it, w, ilp)
                 for it in PEAK_ITYPES[:3] for w, ilp in CPU_VECTOR_CHAINS] \
+    + [cpu_vector_point("int_madd", w, ilp) for w, ilp in CLPEAK_INT_CHAINS] \
     + [cpu_vector_point("sp_addmul", w, ilp) for w, ilp in ((8, 8), (16, 8))] \
     + [{"itype": it, "vector_width": w, "ilp": ilp, "workgroup": 1024, "conc_wg": 2}
        for it in PEAK_ITYPES for w, ilp in GPU_VECTOR_CHAINS]
 #: quick: the shapes that won on PoCL (explicit 16- and 8-wide vectors) and on Intel's runtime
 #: (scalar chains it vectorizes across work items; clpeak's float8 there is the same shape;
-#: 16 integer chains for the ~10-cycle vpmulld)
+#: 16 integer chains for the ~10-cycle vpmulld; clpeak's int16 and int16 × 2 chains)
 QUICK_VECTOR_SWEEP = [cpu_vector_point(it, w, ilp)
                       for it, w, ilp in (("sp_madd", 16, 8), ("sp_madd", 8, 8),
                                          ("sp_madd", 1, 8), ("sp_madd", 1, 16),
                                          ("dp_madd", 8, 8), ("dp_madd", 1, 8),
-                                         ("int_madd", 16, 8), ("int_madd", 1, 16))]
+                                         ("int_madd", 16, 8), ("int_madd", 1, 16),
+                                         ("int_madd", 16, 1), ("int_madd", 16, 2))]
 
 SPEC = BenchmarkSpec(
     name="chain",

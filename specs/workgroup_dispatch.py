@@ -44,7 +44,7 @@ def verify_sizes(point, device):
 
 def inputs(point, sizes, rng):
     if point["access"] == "copy":
-        return {"src": rng.standard_normal(sizes["n"], dtype=np.float32)}
+        return {"src": rng.random(sizes["n"], dtype=np.float32)}  # uniform: 3× faster than normal
     return {"a": np.float32(rng.uniform(1.0, 2.0))}
 
 

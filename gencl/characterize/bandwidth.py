@@ -160,8 +160,10 @@ def analyze_reads(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any
     bw, ci = bandwidth_of(top)
     chars = [Characteristic(
         "global_read_bw_Bps", bw, "B/s", ci,
-        "best over vector widths of bytes read (stores excluded, clpeak's count) over the median "
-        "kernel time; buffer ≫ last-level cache", (top["variant_id"],))]
+        "best point of the sweep (clpeak's kernels at its buffer size, and their neighbours): "
+        "bytes read (the one float stored per work item excluded, clpeak's count) over the "
+        "median START→END time of one launch (clpeak: the mean of the same event times); "
+        "buffer ≫ last-level cache", (top["variant_id"],))]
     by_size = _best_by(ok, lambda r: element_bytes(r["point"]))
     sizes = sorted(by_size)
     series = {"read_bandwidth_vs_element_size": {

@@ -23,7 +23,7 @@ import json
 from gencl.generate import variant_id
 from gencl.spec import load_spec
 ids = {}
-for name in ("copy", "read_bandwidth", "chain"):
+for name in ("copy", "copy_reads", "chain"):
     spec = load_spec(name)
     ids[name] = [variant_id(spec, p) for p in spec.sweep_points(quick=True)[:2]]
 print(json.dumps(ids))
@@ -41,26 +41,33 @@ def _ids(cwd: Path, cache: Path, hash_seed: str) -> dict[str, list[str]]:
 
 
 def test_editing_a_spec_changes_the_ids_of_specs_built_on_it(tmp_path):
-    # a user's checkout: specs/copy.py and specs/read_bandwidth.py (which builds on copy's
-    # program) in the working directory, found by name before the repository's own
+    # a user's checkout: specs/copy.py and specs/copy_reads.py (which builds on copy's program
+    # by name) in the working directory, found by name before the repository's own
     (tmp_path / "specs").mkdir()
-    for name in ("copy", "read_bandwidth"):
-        shutil.copy(REPO / "specs" / f"{name}.py", tmp_path / "specs" / f"{name}.py")
+    shutil.copy(REPO / "specs" / "copy.py", tmp_path / "specs" / "copy.py")
+    text = (REPO / "specs" / "copy.py").read_text()
+    delegate = 'program=lambda point: load_spec("copy").program(point),'
+    for old, new in (('name="copy"', 'name="copy_reads"'), ("program=program,", delegate),
+                     ("from gencl.spec import BenchmarkSpec, Knob",
+                      "from gencl.spec import BenchmarkSpec, Knob, load_spec")):
+        assert old in text, old
+        text = text.replace(old, new)
+    (tmp_path / "specs" / "copy_reads.py").write_text(text)
     cache = tmp_path / "cache"
     before = _ids(tmp_path, cache, hash_seed="1")
 
     # a comment is not code: same ids (and under another hash seed: the ids are stable)
-    bandwidth = tmp_path / "specs" / "read_bandwidth.py"
+    bandwidth = tmp_path / "specs" / "copy_reads.py"
     bandwidth.write_text(bandwidth.read_text() + "\n# a comment\n")
     assert _ids(tmp_path, cache, hash_seed="2") == before
 
-    # copy's program changes: copy's ids and read_bandwidth's ids change; chain's do not
+    # copy's program changes: copy's ids and copy_reads' ids change; chain's do not
     copy = tmp_path / "specs" / "copy.py"
     text = copy.read_text()
     assert "if(flag * acc != 0, acc, 0)" in text
     copy.write_text(text.replace("if(flag * acc != 0, acc, 0)", "if(acc * flag != 0, acc, 0)"))
     after = _ids(tmp_path, cache, hash_seed="1")
-    for name in ("copy", "read_bandwidth"):
+    for name in ("copy", "copy_reads"):
         assert not set(after[name]) & set(before[name]), name
     assert after["chain"] == before["chain"]
 

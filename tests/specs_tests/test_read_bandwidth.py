@@ -11,16 +11,37 @@ from tests.specs_tests._check import check_points
 
 def test_quick_variants_match_numpy(engine):
     points = check_points(engine, "read_bandwidth")
-    assert {p["vector_width"] for p in points} == {1, 4, 16}
+    assert {p["vector_width"] for p in points} == {1, 16}
     assert {p["layout"] for p in points} == {"strided", "blocked"}
+    assert {p["buffer_mib"] for p in points} == {0, 512}  # the suite's buffer and clpeak's
 
 
 def test_clpeak_points_match_numpy(engine):
     spec = load_spec("read_bandwidth")
     points = [p for p in spec.sweep_points(engine.info) if p["reads"] == 16]
-    assert {(p["vector_width"], p["layout"]) for p in points} >= {(16, "blocked"),
-                                                                 (16, "strided")}
+    clpeak = {(p["vector_width"], p["layout"]) for p in points
+              if (p["workgroup"], p["loop"], p["buffer_mib"]) == (256, "constant", 512)}
+    assert clpeak == {(w, layout) for w in (1, 2, 4, 8, 16) for layout in ("strided", "blocked")}
     check_points(engine, "read_bandwidth", points)
+
+
+def test_clpeak_shape_and_size():
+    """clpeak's kernel: 16 floatW loads, their lanes summed, one float stored per work item;
+    its launch: buffer of min(max alloc / 2, 512 MiB) floats, global size floats / W / 16."""
+    spec = load_spec("read_bandwidth")
+    point = spec.complete({"vector_width": 16, "reads": 16, "buffer_mib": 512})
+    source = lower(spec, point).source
+    assert "__global float *__restrict__ dst" in source
+    assert source.count("acc = acc + src[") == 16
+    assert "total = acc.s0 + acc.s1 + " in source and "acc.sf;" in source
+
+    class Device:
+        device_type, max_alloc_bytes = "GPU", 35 << 30
+
+    assert spec.sizes(point, Device, False) == {"m": (512 << 20) // 4 // 16 // 16, "R": 16}
+    Device.max_alloc_bytes = 600 << 20  # a small device: half its max alloc, whole granules
+    assert spec.sizes(point, Device, False)["m"] * 16 * 16 * 4 == 300 << 20
+    assert spec.metrics["bytes"](point, spec.sizes(point, Device, True)) == 300 << 20
 
 
 def test_blocked_layout_reads_a_group_block():
