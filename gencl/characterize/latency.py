@@ -208,7 +208,8 @@ def fit_staircase(footprints: Sequence[float] | np.ndarray, cpmr: Sequence[float
 
     Each level has a size, a hit latency and (with *sharp*) the exponent of its miss ratio; a
     candidate hierarchy is rejected when a level raises the latency by less than *min_step*
-    times (measured plateaus near the fitted latencies, ``_snap``) or two levels are closer in size than *min_ratio* (the two halves of a partitioned
+    times (measured plateaus near the fitted latencies, ``_snap``) or two levels are closer
+    in size than *min_ratio* (the two halves of a partitioned
     L2 are 2× apart); a level's size must lie inside the measured footprints with two of them
     past it (a step the walk never crossed, or crossed at its last point, is not a finding).
     """
