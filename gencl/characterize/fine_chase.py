@@ -308,6 +308,60 @@ def analyze_level(runs: Sequence[Run]) -> dict[str, Any]:
 # }}}
 
 
+def sectoring(fine: Sequence[Run], coarse: Sequence[Run], *, same: float = 1.25,
+              past: float = 2.0) -> dict[str, Any] | None:
+    """Fetch unit of one cache, and whether it fills at the same footprint at two strides.
+
+    *fine* and *coarse* are the scans (and bisections) of the same level at strides s < S, each
+    hits/misses split at the geometric mean of the fine scan's hit and miss latencies. Past the
+    level (footprints ≥ *past* × its half-miss) a fine walk in which every access misses
+    fetches ≤ s bytes per miss (a larger fetch unit would serve the next s-byte slot).
+    ``same_capacity``: both scans half-miss within *same* of one footprint. A cache that
+    allocates A ≥ S bytes per tag does that (both walks use F / A tags); so does one of s-byte
+    lines whose set index is plain address bits, since the S-stride walk then reaches only
+    s / S of its sets — the scans cannot tell these apart, so no allocation unit is claimed
+    (a hashed index would show S / s times the footprint at stride S for s-byte lines).
+    None when a scan lacks the step."""
+
+    def scan_of(runs: Sequence[Run]) -> list[Run]:
+        return sorted((r for r in runs if r["stage"] in ("scan", "bisect")),
+                      key=lambda r: r["footprint"])
+
+    f_scan, c_scan = scan_of(fine), scan_of(coarse)
+    if len(f_scan) < 2 or len(c_scan) < 2:
+        return None
+    f_plain = [r for r in f_scan if r["stage"] == "scan"]
+    hit, miss = median_latency(f_plain[0]), median_latency(f_plain[-1])
+    if not miss > 1.3 * hit:
+        return None
+    limit = threshold_of(hit, miss)
+
+    def half_miss(scan: list[Run]) -> float | None:
+        """Footprint where half the accesses miss, log-interpolated between two runs."""
+        x = np.array([float(r["footprint"]) for r in scan])
+        m = np.array([misses(r, limit) / accesses(r) for r in scan])
+        up = np.nonzero(m >= 0.5)[0]
+        if not len(up) or up[0] == 0:
+            return None
+        i = int(up[0])
+        t = (0.5 - m[i - 1]) / (m[i] - m[i - 1])
+        return float(np.exp(np.log(x[i - 1]) + t * np.log(x[i] / x[i - 1])))
+
+    f_half, c_half = half_miss(f_scan), half_miss(c_scan)
+    if f_half is None or c_half is None:
+        return None
+    s, big = int(f_scan[0]["stride"]), int(c_scan[0]["stride"])
+    out: dict[str, Any] = {"strides_bytes": [s, big], "half_miss_bytes": [f_half, c_half]}
+    out["same_capacity"] = bool(max(f_half, c_half) / min(f_half, c_half) <= same)
+    beyond = [r for r in f_scan if r["footprint"] >= past * f_half]
+    if beyond:
+        frac = float(np.median([misses(r, limit) / accesses(r) for r in beyond]))
+        out["miss_fraction_past"] = frac
+        if frac >= 0.9:
+            out["fetch_bytes_at_most"] = s
+    return out
+
+
 def runs_of(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Measurement records → run dicts (point + the per-access data kept in ``extra``)."""
     out = []
@@ -385,6 +439,42 @@ def analyze_fine_chase(records: Sequence[Mapping[str, Any]], device: Mapping[str
                 "y": [misses(r, found["threshold_cycles"]) / accesses(r) for r in scan],
                 "xlabel": "footprint (B)", "ylabel": "fraction of accesses that miss",
                 "xscale": "log"}
+    for name in sorted(levels):
+        base, _, stride = name.partition("_")
+        if not stride or base not in levels:
+            continue  # "L1_128": the level *base* scanned again at a coarser stride
+        units = sectoring([r for r in runs if r["level"] == base],
+                          [r for r in runs if r["level"] == name])
+        if units is None:
+            continue
+        levels[base]["sectoring"] = units
+        s, big = units["strides_bytes"]
+        half = ", ".join(f"{h / 1024:.3g} KiB at {st} B" for st, h in
+                         zip(units["strides_bytes"], units["half_miss_bytes"]))
+        chars.append(Characteristic(
+            f"{base.lower()}_sectoring", units, "B",
+            method=f"fine-grained chase, {base} scanned at {s}-B and {big}-B strides: "
+                   f"half-miss footprints {half}; fetch_bytes_at_most = {s} when every "
+                   f"{s}-B access misses past the level (a larger fetch would serve the "
+                   f"next slot)",
+            variants=tuple(str(r.get("variant_id", "")) for r in records
+                           if r.get("status") == "ok"
+                           and r["point"].get("level") in (base, name))))
+        fetch = (f"fetches ≤ {s} B per miss ({units['miss_fraction_past']:.0%} of the {s}-B "
+                 f"accesses miss past the level)" if "fetch_bytes_at_most" in units else
+                 f"fetches more than {s} B per miss ({units.get('miss_fraction_past', 0):.0%}"
+                 f" of the {s}-B accesses miss past the level)")
+        if units["same_capacity"]:
+            notes.append(
+                f"{base}: {fetch}; it fills at the same footprint at {s}-B and {big}-B "
+                f"strides ({half}): either it allocates ≥ {big} B per tag ({s}-B sectors of a "
+                f"longer line, Hopper's documented 128-B line of 32-B sectors) or its lines are "
+                f"{s} B with a set index of plain address bits that the {big}-B stride folds "
+                f"onto {s}/{big} of the sets; the scans cannot tell which, so "
+                f"{base.lower()}_line_bytes stays unset")
+        else:
+            notes.append(f"{base}: {fetch}; it holds a different footprint at {s}-B and "
+                         f"{big}-B strides ({half})")
     chars.append(Characteristic(
         "cache_geometry", levels, "B, ways, sets, cycles",
         method="seed 002 §3 (Mei & Chu) per level: every run's per-access latencies "

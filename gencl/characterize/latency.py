@@ -208,7 +208,8 @@ def fit_staircase(footprints: Sequence[float] | np.ndarray, cpmr: Sequence[float
 
     Each level has a size, a hit latency and (with *sharp*) the exponent of its miss ratio; a
     candidate hierarchy is rejected when a level raises the latency by less than *min_step*
-    times or two levels are closer in size than *min_ratio* (the two halves of a partitioned
+    times (measured plateaus near the fitted latencies, ``_snap``) or two levels are closer
+    in size than *min_ratio* (the two halves of a partitioned
     L2 are 2× apart); a level's size must lie inside the measured footprints with two of them
     past it (a step the walk never crossed, or crossed at its last point, is not a finding).
     """
@@ -228,7 +229,11 @@ def fit_staircase(footprints: Sequence[float] | np.ndarray, cpmr: Sequence[float
         if got is None:
             break
         stair, rss, steps = got
-        lats = (*stair.latencies, stair.memory_latency)
+        # the rise between levels is judged on the measured plateaus near the fitted latencies:
+        # a level whose step trails past its size (the H200's near L2 partition) pulls the fit's
+        # next latency above the plateau the walks show (554 for 532 cycles), which can make a
+        # real step look smaller than it is on one side and larger on the other
+        lats = tuple(_snap(y, v) for v in (*stair.latencies, stair.memory_latency))
         if levels and (any(b < min_step * a for a, b in zip(lats, lats[1:]))
                        or any(b < min_ratio * a for a, b in zip(stair.sizes, stair.sizes[1:]))
                        or stair.sizes[0] < x[0]

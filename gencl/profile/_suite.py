@@ -314,6 +314,34 @@ def _run_one(entry: SuiteEntry, engine: Any, raw: Path, old: BenchmarkResult | N
         round(time.perf_counter() - t0, 3), clock_hz)
 
 
+def reanalyse_profile(profile: DeviceProfile, only: Sequence[str] | None = None
+                      ) -> DeviceProfile:
+    """The profile with each measured benchmark (or those named in *only*) analysed again from
+    the measurements it stores (the records of ``raw/<spec>.json``), by today's analyses: no
+    device, nothing measured; each benchmark keeps its clock and its measurements.
+
+    Raises:
+        GenclError: a name in *only* that the profile has not measured.
+    """
+    import dataclasses
+
+    measured = {n: b for n, b in profile.benchmarks.items() if b.measured and b.measurements}
+    unknown = sorted(set(only or ()) - set(measured))
+    if unknown:
+        raise GenclError(f"{profile.path or 'profile'}: --only {' '.join(unknown)}: not a "
+                         f"measured benchmark of this profile ({', '.join(sorted(measured))})")
+    for name, b in measured.items():
+        if only and name not in only:
+            continue
+        status, reason, chars, series, notes = analyse(
+            name, b.analysis, [dict(r) for r in b.measurements], dict(profile.device_json),
+            b.clock_hz)
+        profile = profile.with_benchmark(dataclasses.replace(
+            b, status=status, reason=reason, characteristics=tuple(chars), series=series,
+            notes=tuple(notes)))
+    return profile
+
+
 def _skipped_here(spec: Any, info: Any, quick: bool) -> str:
     """Why *spec* runs nothing on this device (every point of its sweep is excluded here), or
     "" when some point runs: such a benchmark is ``skipped`` with that reason, never ``ok``."""

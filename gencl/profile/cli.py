@@ -70,14 +70,22 @@ def _cfg_report(p: argparse.ArgumentParser) -> None:
                    help="profile folder (or profile.json), or a space folder (space.json)")
     p.add_argument("--compare", action="store_true", help="two profiles side by side (A B)")
     p.add_argument("--json", action="store_true", help="with --compare: print the rows as JSON")
+    p.add_argument("--reanalyse", action="store_true",
+                   help="analyse the measurements stored in profile.json again (no device, "
+                        "nothing measured) and rewrite profile.json and summary.json first")
+    p.add_argument("--only", action="append", metavar="BENCHMARK",
+                   help="with --reanalyse: only these benchmarks (repeatable)")
 
 
 @command("report", _cfg_report)
 def cmd_report(args: argparse.Namespace) -> int:
-    """Re-render report.md and plots from profile.json (no device); --compare A B."""
+    """Re-render report.md and plots from profile.json (no device); --reanalyse: analyse the
+    stored measurements again first; --compare A B."""
     from gencl.errors import GenclError
     from gencl.profile import compare_profiles, load_profile, render_report
 
+    if args.only and not args.reanalyse:
+        raise GenclError("--only: only with --reanalyse")
     if args.compare:
         if len(args.dirs) != 2:
             raise GenclError("--compare: give exactly two profile folders (A B)")
@@ -102,6 +110,12 @@ def cmd_report(args: argparse.Namespace) -> int:
             print(f"report: {api.report(folder).out / 'report.md'}")
             continue
         profile = load_profile(folder)
+        if args.reanalyse:
+            from gencl.profile import save_profile
+            from gencl.profile._suite import reanalyse_profile
+
+            profile = reanalyse_profile(profile, args.only)
+            save_profile(profile, Path(profile.path).parent if profile.path else folder)
         print(f"report: {render_report(profile)}")
     return 0
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gencl.characterize import get_analysis
-from gencl.characterize.fine_chase import LevelPlan, analyze_level, explore_level
+from gencl.characterize.fine_chase import LevelPlan, analyze_level, explore_level, sectoring
 from gencl.spec.pointer_chase import BIN, WINDOW
 
 KIB = 1 << 10
@@ -115,6 +115,44 @@ def test_analysis_reads_records_and_names_levels():
     assert chars["l1_line_bytes"] == 128 and chars["l1_ways"] == 8
     assert chars["l1_size_bytes"] == 16 * KIB and chars["cache_geometry"]["L1"]["sets"] == 16
     assert "fine_chase_l1_misses_vs_footprint" in result.series
+
+
+@pytest.mark.parametrize("line,fetch,hashed,same", [
+    (128, 32, False, True),    # 128-B lines of 32-B sectors: the same footprint at both strides
+    (32, 32, False, True),     # 32-B lines, plain index: the 128-B stride reaches 1/4 of the sets
+    (32, 32, True, False),     # 32-B lines, hashed index: 4× the footprint at 128 B
+    (128, 128, False, None),   # whole-line fills: one 32-B access in four misses, never half
+])
+def test_sectoring_from_scans_at_two_strides(line, fetch, hashed, same):
+    """16 KiB scanned at 32 B and at 128 B: the fetch unit is bounded only when every 32-B
+    access misses past the level, and the same capacity at both strides is reported as such
+    (it does not tell a 128-B allocation unit from a plain set index)."""
+    cache = SimCache(line, 16 * KIB // (line * 8), 8, fetch, hashed=hashed, seed=3)
+    feet = (4 * KIB, 8 * KIB, 12 * KIB, 16 * KIB, 20 * KIB, 32 * KIB, 48 * KIB, 64 * KIB,
+            96 * KIB, 128 * KIB)
+    got = sectoring([cache.measure(f, 32, "scan") for f in feet],
+                    [cache.measure(f, 128, "scan") for f in feet])
+    if same is None:
+        assert got is None  # the 32-B scan never half-misses: no step to compare
+        return
+    assert got is not None
+    assert got["same_capacity"] is same, got
+    assert ("fetch_bytes_at_most" in got) == (fetch <= 32), got
+
+
+def test_committed_h200_fine_chase_reads_a_sectored_l1():
+    """The H200 rerun: its L1 fills at the same footprint at 32 B and 128 B and every 32-B
+    access misses past it: ≤ 32 B fetched per miss; no line size claimed."""
+    import json
+    from pathlib import Path
+
+    raw = Path(__file__).parents[2] / "bench_results" / "nvidia-h200" / "raw" / "fine_chase.json"
+    data = json.loads(raw.read_text())
+    result = get_analysis("fine_chase")(data["results"], data["device"], None)
+    chars = {c.name: c.value for c in result.characteristics}
+    units = chars["l1_sectoring"]
+    assert units["same_capacity"] and units["fetch_bytes_at_most"] == 32
+    assert "l1_line_bytes" not in chars
 
 
 def test_kernel_carries_the_clock_asm_and_is_skipped_off_nvidia(engine):
