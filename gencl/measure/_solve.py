@@ -58,7 +58,7 @@ def solve_on(engine: Any, spec: Any, point: Mapping[str, Any], sweeps: int,
         first = dict(zip(names[0], kernels[0][1].arg_sets[0]))
         arrays = {a.name: first[a.name] for a in kernels[0][0].variant.args
                   if a.kind not in ("scalar", "local")}
-        for (built, bound), args in zip(kernels[1:], names[1:]):
+        for (_, bound), args in zip(kernels[1:], names[1:]):
             own = dict(zip(args, bound.arg_sets[0]))
             for name in arrays.keys() & own.keys():
                 if own[name].size != arrays[name].size:

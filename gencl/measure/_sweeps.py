@@ -17,6 +17,7 @@ objective, the model, the solver):
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -75,8 +76,11 @@ def single_sweep_point(spec: Any, point: Mapping[str, Any], device: Any = None) 
     if not candidates:
         raise GenclError(f"{spec.path or spec.name}: no point of the space runs one sweep per "
                          "launch (the solver needs one for the remainder)")
-    return dict(min(candidates, key=lambda p: sum(
-        not matches({k: point.get(k)}, {k: v}) for k, v in p.items())))
+    def changed(candidate: dict[str, Any]) -> int:
+        return sum(not matches({k: point.get(k)}, {k: v}) for k, v in candidate.items())
+
+    nearest = min(candidates, key=changed)
+    return dict(nearest)
 
 
 def compulsory_per_sweep(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int]) -> float:
@@ -121,7 +125,7 @@ def temporal_traffic(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, in
     if scheme in (None, NO_SCHEME):
         return None
     try:
-        from gencl.generate import temporal
+        temporal = importlib.import_module("gencl.generate.temporal")
     except ImportError:
         return None
     tile_traffic = getattr(temporal, "tile_traffic", None)
