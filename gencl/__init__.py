@@ -3,7 +3,8 @@
 The tree follows the pipeline: ``spec`` → ``generate`` → ``measure`` → ``characterize`` →
 ``profile`` → ``model`` → ``tune`` → ``verify``; ``api`` is one call per command (re-exported
 here, lazily: ``gencl.tune(spec, ...)``, ``gencl.space``, ``gencl.explain``, ``gencl.profile``,
-``gencl.verify``, ``gencl.simulate``, ``gencl.run``, ``gencl.load``) and ``cli`` a face over it.
+``gencl.verify``, ``gencl.simulate``, ``gencl.run``, ``gencl.solve``, ``gencl.load``) and
+``cli`` a face over it.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ if TYPE_CHECKING:
     from gencl.profile import DeviceProfile
 
 __all__ = ["__version__", "describe", "explain", "load", "load_profile", "profile", "run",
-           "simulate", "space", "tune", "verify"]
+           "simulate", "solve", "space", "tune", "verify"]
 
 #: API calls whose name is also a stage package: the package itself is callable
 _PACKAGES = ("tune", "space", "verify", "profile")
-_FUNCTIONS = ("explain", "load", "run", "simulate", "describe")
+_FUNCTIONS = ("explain", "load", "run", "simulate", "solve", "describe")
 
 
 def __getattr__(name: str) -> Any:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from gencl.verify import VerifyReport
 
 __all__ = ["Explanation", "describe", "explain", "generate_space", "load", "model_accuracy",
-           "profile", "report", "run", "simulate", "space", "tune", "verify"]
+           "profile", "report", "run", "simulate", "solve", "space", "tune", "verify"]
 
 
 def load(spec: str | os.PathLike[str] | BenchmarkSpec) -> BenchmarkSpec:
@@ -208,6 +208,33 @@ def run(spec: str | os.PathLike[str] | BenchmarkSpec, points: Sequence[Mapping[s
     if sink:
         sink.close()
     return out
+
+
+def solve(spec: str | os.PathLike[str] | BenchmarkSpec, point: Mapping[str, Any], sweeps: int,
+          inputs: Mapping[str, Any] | None = None, device: str | int | None = None, *,
+          sizes: Mapping[str, int] | None = None, quick: bool = False,
+          seed: int = 0) -> dict[str, Any]:
+    """*sweeps* sweeps of *point* (knobs over the defaults) on a device: the arrays at the end.
+
+    A point of k sweeps per launch runs sweeps // k launches, and the remainder as launches of
+    its single-sweep point (the nearest point of the space with one sweep per launch), the
+    spec's ``ping_pong`` buffers swapped after each. *inputs* default to the spec's random
+    inputs at *sizes* (default: the spec's sizes on the device, *quick* its quick ones).
+    Returns each ping-pong output name → its array after the last sweep.
+    """
+    import numpy as np
+
+    from gencl.measure import OpenCLEngine
+    from gencl.measure._solve import solve_on
+    from gencl.spec import check_point
+
+    s = load(spec)
+    full = check_point(s, dict(point))
+    engine = OpenCLEngine(device)
+    at = {**s.sizes(full, engine.info, quick), **dict(sizes or {})}
+    values = dict(inputs) if inputs is not None else s.inputs(full, at,
+                                                              np.random.default_rng(seed))
+    return solve_on(engine, s, full, sweeps, at, values)
 
 
 def verify(specs: Sequence[str | os.PathLike[str] | BenchmarkSpec] = (), **options: Any

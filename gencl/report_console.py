@@ -71,6 +71,8 @@ def print_devices(devices: Sequence[Any], default: int | None,
 
 
 def print_measurements(spec: Any, results: Sequence[dict[str, Any]], device: Any) -> None:
+    from gencl.spec import steps_per_launch
+
     knob_names = list(spec.axes)
     console = make_console()
     table = make_table(title=f"{spec.name} on {device.name} ({device.platform})",
@@ -82,7 +84,9 @@ def print_measurements(spec: Any, results: Sequence[dict[str, Any]], device: Any
         row = [str(point.get(k, "")) for k in knob_names]
         if r["status"] == "ok":
             rates = ", ".join(format_rate(k, v) for k, v in r["metrics"].items())
-            row += ["ok", rates, f"{r['median_s'] * 1e6:,.2f} µs",
+            steps = steps_per_launch(spec, point)  # a launch of k sweeps: per sweep beside it
+            per = f" ({r['median_s'] / steps * 1e6:,.2f} per sweep)" if steps > 1 else ""
+            row += ["ok", rates, f"{r['median_s'] * 1e6:,.2f} µs{per}",
                     f"±{r['ci95_s'] * 1e6:,.2f} µs", str(len(r["samples_s"]))]
         else:
             reason = r["reason"] if not console.is_terminal else r["reason"][:60]

@@ -47,3 +47,54 @@ def in_memory(text: str):
     namespace: dict = {"__name__": "user_spec"}
     exec(compile(text, "<user spec>", "exec"), namespace)
     return namespace["SPEC"]
+
+
+#: a 1-D heat step a user writes with a hand-made temporal form: ``sweeps`` = 2 computes two
+#: steps per launch (the neighbours' first step recomputed: the halo), ping-ponged u → u_new. The
+#: logical grid u[0..n+1] (boundary kept) sits at buffer index + 1; the pads at both ends hold
+#: NaN, so a step that reads them where it should not cannot pass.
+HEAT1D = """\
+import loopy as lp
+import numpy as np
+from gencl.spec import ApplicationHooks, BenchmarkSpec, Knob
+A = np.float32(0.2)
+def step_at(b):
+    return f"(u[{b}] + a * (u[{b} - 1] - 2 * u[{b}] + u[{b} + 1]))"
+def program(point):
+    if point["sweeps"] == 1:
+        new = step_at("i + 2")
+    else:
+        mid = step_at("i + 2")
+        left = f"(u[i + 1] if i == 0 else {step_at('i + 1')})"
+        right = f"(u[i + 3] if i == n - 1 else {step_at('i + 3')})"
+        new = f"{mid} + a * ({left} - 2 * {mid} + {right})"
+    return lp.make_kernel("{[i]: 0 <= i < n}", f"u_new[i + 2] = {new}",
+        [lp.GlobalArg("u", np.float32, shape=("n + 4",)),
+         lp.GlobalArg("u_new", np.float32, shape=("n + 4",), is_input=True, is_output=True),
+         lp.ValueArg("a", np.float32), lp.ValueArg("n", np.int32)],
+        name="heat1d", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+def step(grid, a):
+    new = grid.copy()
+    new[1:-1] = grid[1:-1] + a * (grid[:-2] - 2 * grid[1:-1] + grid[2:])
+    return new
+def reference(v, point, sizes):
+    grid = v["u"][1:-1]
+    for _ in range(point["sweeps"]):
+        grid = step(grid, v["a"])
+    out = np.full_like(v["u"], np.nan)
+    out[1:-1] = grid
+    return {"u_new": out}
+def inputs(point, sizes, rng):
+    n = sizes["n"]
+    u = np.full(n + 4, np.nan, np.float32)
+    u[1:-1] = rng.uniform(-1, 1, n + 2)
+    start = u.copy()
+    start[2:-2] = np.nan
+    return {"u": u, "u_new": start, "a": A}
+SPEC = BenchmarkSpec(name="heat1d", description="1-D heat step, one or two per launch",
+    program=program, reference=reference, inputs=inputs,
+    sizes=lambda point, device, quick: {"n": 300}, params={"sweeps": (1, 2)},
+    knobs={"workgroup": Knob("workgroup", ((32,), (64,)), {"inames": ("i",)})},
+    tolerance={"float32": 1e-5}, group="application",
+    hooks=ApplicationHooks(ping_pong=(("u_new", "u"),), steps=lambda point: point["sweeps"]))
+"""

@@ -23,7 +23,8 @@ from gencl.measure._build import Built, BuildFailure
 from gencl.measure._engine import OpenCLEngine, Timeout, check_assumptions, compare
 from gencl.measure._inputs import FreshInputs, TimingInputs
 from gencl.measure._measurement import Measurement, device_error_status
-from gencl.spec import BenchmarkSpec
+from gencl.measure._sweeps import one_sweep_form
+from gencl.spec import BenchmarkSpec, steps_per_launch
 
 SCHEMA_VERSION = "1.0"
 
@@ -49,13 +50,16 @@ def check_launches(spec: BenchmarkSpec) -> int:
 def reference_after(spec: BenchmarkSpec, values: Mapping[str, Any], point: Mapping[str, Any],
                     sizes: Mapping[str, int], launches: int = 1) -> dict[str, Any]:
     """The numpy reference of *launches* launches: each ping-pong pair's output becomes the next
-    launch's input, and the input's old content the output buffer's (as the swap on the device)."""
+    launch's input, and the input's old content the output buffer's (as the swap on the device).
+    A launch of k sweeps (``steps_per_launch``) is k sweeps of the point's one-sweep form."""
+    steps = steps_per_launch(spec, point)
+    form = point if steps == 1 else one_sweep_form(point)
     current = dict(values)
-    expected = spec.reference(current, point, sizes)
-    for _ in range(launches - 1):
+    expected = spec.reference(current, form, sizes)
+    for _ in range(launches * steps - 1):
         for out, inp in spec.hooks.ping_pong:
             current[out], current[inp] = current.get(inp), expected[out]
-        expected = spec.reference(current, point, sizes)
+        expected = spec.reference(current, form, sizes)
     return expected
 
 
@@ -95,7 +99,8 @@ def verify_variant(engine: OpenCLEngine, spec: BenchmarkSpec, built: Any,
     finally:
         bound.release()
     expected = reference_after(spec, values, built.variant.point, sizes, launches if pairs else 1)
-    scale = launches if pairs else 1  # rounding differences grow with the steps
+    # rounding differences grow with the sweeps
+    scale = launches * steps_per_launch(spec, built.variant.point) if pairs else 1
     worst = 0.0
     for name, exp in expected.items():
         exp = np.asarray(exp)
@@ -197,7 +202,9 @@ def evaluate_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant
         variant.id, spec.name, dict(point), sizes, samples, work=work, max_error=max_error,
         extra={"rotation_copies": timing.rotation_copies(), "build_s": built.build_s,
                "codegen_s": variant.codegen_s, "verify_launches": launches,
-               "verify_sizes": vsizes}, **timed, **base)
+               "verify_sizes": vsizes,
+               **({"steps": steps} if (steps := steps_per_launch(spec, point)) > 1 else {})},
+        **timed, **base)
     return Evaluation(m, built)
 
 

@@ -25,7 +25,26 @@ def explain(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int],
             params: ModelParams) -> tuple[KernelStats, Prediction]:
     """Statistics and prediction of one point of *spec* at *sizes*."""
     stats = variant_stats(spec, point, sizes, subgroup_size=params.subgroup_size)
-    return stats, predict(stats, params)
+    return stats, predict_variant(spec, point, sizes, stats, params)
+
+
+def predict_variant(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int],
+                    stats: KernelStats, params: ModelParams) -> Prediction:
+    """The prediction of one point from its statistics: a launch of k sweeps
+    (``steps_per_launch``) priced from its transform's traffic where it reports one
+    (``gencl.measure._sweeps.temporal_traffic``), with the flops of one update from the spec's
+    flops of one sweep over the grid's points."""
+    from gencl.measure._sweeps import grid_points, one_sweep_form, temporal_traffic
+    from gencl.spec import flops_per_launch, steps_per_launch
+
+    steps = steps_per_launch(spec, point)
+    traffic = temporal_traffic(spec, point, sizes) if steps > 1 else None
+    per_update = None
+    if traffic:
+        flops = flops_per_launch(spec, one_sweep_form(point), sizes)
+        grid = grid_points(spec, point, sizes)
+        per_update = flops / grid if flops and grid else None
+    return predict(stats, params, steps=steps, traffic=traffic, flops_per_update=per_update)
 
 
 def _stats_in_worker(args: tuple[Any, dict[str, Any], dict[str, int], int]) -> Any:
@@ -66,7 +85,8 @@ def predict_points(spec: Any, points: Sequence[Mapping[str, Any]],
                 stats.append(s)
                 if progress:
                     progress(len(stats))
-    return [predict(s, params) if isinstance(s, KernelStats) else None for s in stats]
+    return [predict_variant(spec, p, z, s, params) if isinstance(s, KernelStats) else None
+            for p, z, s in zip(points, sizes, stats)]
 
 
 @dataclass(frozen=True)

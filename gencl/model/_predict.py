@@ -29,6 +29,16 @@ time (a roofline with one roof per unit); barriers stall every unit and add.
   (bytes in flight) / (measured global latency Λ);
 - work-groups that do not fill the last wave leave compute units idle (load balance).
 
+A temporally blocked launch (k sweeps) is priced from what its transform reports it does
+(``tile_traffic``: ``gencl.measure._sweeps.TRAFFIC_KEYS``) where loopy's counts cannot see it
+(they ignore the predicates that make halo points live or dead): DRAM bytes from its global bytes
+(``copy_bw_Bps``), compute from its point updates, redundant halo work included, × flops per
+update at the compute rate (``sp_madd_peak_flops``, float64: ``dp_peak_flops``), local memory from
+its local bytes (``local_bw_Bps``) and barriers from its barriers per work-group
+(``barrier_phase_s`` + ``barrier_phase_s_per_item`` × group size); nominal values where the
+profile lacks a number, as for any variant. ``Prediction.time_s`` is per launch (what is
+measured), ``time_per_sweep_s`` per sweep (what the tuner compares).
+
 The optimization criteria of seed 001 §IV are values in [0, 1] (1 = nothing to gain) with the
 potential speedup of §V, computed from the same terms.
 """
@@ -36,6 +46,7 @@ potential speedup of §V, computed from the same terms.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -60,9 +71,14 @@ class Prediction:
     bottleneck: str
     criteria: tuple[Criterion, ...]
     potential_speedup: float     # time / time at the limiting roof's peak
+    steps: int = 1               # sweeps one launch runs
+
+    @property
+    def time_per_sweep_s(self) -> float:
+        return self.time_s / self.steps
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "time_per_sweep_s": self.time_per_sweep_s}
 
 
 def _rate(key: str, p: ModelParams) -> float:
@@ -164,11 +180,28 @@ def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
     return instructions * rows * per_row
 
 
-def predict(stats: KernelStats, p: ModelParams) -> Prediction:
+def flop_rate(stats: KernelStats, p: ModelParams) -> float:
+    """FLOP/s of the kernel's arithmetic: float64 where it computes in float64, else float32
+    (multiply-adds: the peak counts 2 FLOP per madd)."""
+    return p.dp_flops if any(k.startswith("float64:") for k in stats.ops) else p.sp_flops
+
+
+def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
+            traffic: Mapping[str, float] | None = None,
+            flops_per_update: float | None = None) -> Prediction:
+    """Predicted time of one launch of *steps* sweeps; *traffic* (a temporal launch's
+    ``tile_traffic``) replaces loopy's counts of global bytes, local bytes and barriers, and
+    with *flops_per_update* its compute (point updates × flops per update)."""
     conc = _concurrency(stats, p)
     below_ridge = max(1.0, p.ridge_items_per_cu / conc)
-    t_compute = compute_time(stats, p) * below_ridge
+    if traffic and flops_per_update:
+        t_compute = traffic["point_updates"] * flops_per_update / flop_rate(stats, p) \
+            * below_ridge
+    else:
+        t_compute = compute_time(stats, p) * below_ridge
     dram, useful = memory_bytes(stats, p)
+    if traffic:
+        dram = useful = traffic["global_read_bytes"] + traffic["global_write_bytes"]
     t_bw = dram / p.dram_bw
     requests = sum(cache_requests(a, stats, p) for a in stats.accesses if a.space == "global")
     t_req = requests / p.cache_requests_per_s
@@ -178,12 +211,15 @@ def predict(stats: KernelStats, p: ModelParams) -> Prediction:
         if a.space == "global")
     t_lat = dram * p.global_latency_s / in_flight if in_flight else 0.0
     local = sum(a.bytes for a in stats.accesses if a.space == "local")
+    if traffic:
+        local = traffic["local_read_bytes"] + traffic["local_write_bytes"]
     local_eff = _bank_efficiency(stats, p)
     t_local = local / p.local_bw / local_eff
     t_dispatch = stats.groups * p.group_dispatch_s
     waves = math.ceil(stats.groups / max(p.compute_units, 1))
     balance = stats.groups / (waves * p.compute_units) if waves else 1.0
-    t_sync = stats.barriers_per_item * stats.groups * max(
+    barriers = traffic["barriers"] if traffic else stats.barriers_per_item
+    t_sync = barriers * stats.groups * max(
         0.0, p.barrier_group_s + p.barrier_item_s * stats.group_size) / p.compute_units
     divergence = 1.0 - 0.5 * stats.divergent_fraction
     t_compute /= divergence
@@ -195,10 +231,11 @@ def predict(stats: KernelStats, p: ModelParams) -> Prediction:
     # the launch overhead is shown, not added: the time is the kernel's execution (START→END)
     bottleneck = max((k for k in terms if k != "launch"), key=lambda k: terms[k])
     # the roof: useful work at the peak of the limiting resource
-    ideal = max(compute_time(stats, p), useful / p.dram_bw if not p.cached
+    ideal = max(compute_time(stats, p), useful / p.dram_bw if not p.cached or traffic
                 else min(useful, sum(stats.footprint.values())) / p.dram_bw)
     criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful, local_eff)
-    return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30))
+    return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30),
+                      steps=steps)
 
 
 def _bank_efficiency(stats: KernelStats, p: ModelParams) -> float:
@@ -221,7 +258,7 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
     mem_share = max(terms["memory_bandwidth"], terms["memory_latency"],
                     terms["cache_requests"]) / total
     moved = sum(a.bytes / access_efficiency(a, p) for a in stats.accesses if a.space == "global")
-    granularity = useful / moved if moved else 1.0
+    granularity = min(1.0, useful / moved) if moved else 1.0
     occupancy = min(1.0, conc / p.ridge_items_per_cu)
     local_share = terms["local_memory"] / total
     sync = 1.0 - terms["barriers"] / total

@@ -19,7 +19,9 @@ def print_explanation(name: str, point: Mapping[str, Any], sizes: Mapping[str, i
     console.print(f"[bold]{name}[/] {dict(point)} at {dict(sizes)} on {params.device}")
     console.print(f"profile: {', '.join(measured) if measured else 'none found — nominal values'}")
     console.print(f"{stats.work_items} work items in {stats.groups} groups of {stats.group_size}")
-    console.print(f"predicted time [bold]{pred.time_s * 1e6:.1f} µs[/], bottleneck "
+    per_sweep = (f" per launch of {pred.steps} sweeps, [bold]{pred.time_per_sweep_s * 1e6:.1f} "
+                 "µs[/] per sweep" if pred.steps > 1 else "")
+    console.print(f"predicted time [bold]{pred.time_s * 1e6:.1f} µs[/]{per_sweep}, bottleneck "
                   f"[bold]{pred.bottleneck}[/], potential speedup {pred.potential_speedup:.2f}×")
     guessed = nominal_inputs(pred.bottleneck, params)
     if guessed:

@@ -15,7 +15,7 @@ from typing import Any
 
 from gencl.generate import GenerationFailure, Variant, generate_many, variant_id
 from gencl.measure import Measurement, ResultsFile, SharedInputs, measure_variant
-from gencl.spec import matches
+from gencl.spec import matches, steps_per_launch
 
 #: variants built together in threads before they are measured one by one (NVIDIA's OpenCL
 #: compiler takes ~1 s per variant; 16 at a time keep an exhaustive space to minutes)
@@ -28,7 +28,9 @@ def space_points(spec: Any, device: Any, *, fixed: Mapping[str, Any] | None = No
     """The space on *device* with *fixed* axes, optionally sampled, then cut to one shard.
 
     A sample keeps one point of each of *always* (the named variants: the variant's axes, the
-    rest at their defaults where that point is in the space) and *sample* random others.
+    rest at their defaults where that point is in the space) and *sample* random others; where
+    the space has points of several steps per launch (temporal blocking) and points of one,
+    half of the random others are drawn from each (so one run measures both and their ratio).
     """
     fixed = dict(fixed or {})
     points = [p for p in spec.points(device) if matches(p, fixed)]
@@ -41,10 +43,22 @@ def space_points(spec: Any, device: Any, *, fixed: Mapping[str, Any] | None = No
             if pick is not None and pick not in keep:
                 keep.append(pick)
         rest = [p for p in points if p not in keep]
-        points = keep + random.Random(seed).sample(rest, max(0, min(len(rest),
-                                                                    sample - len(keep))))
+        points = keep + _stratified(spec, rest, max(0, min(len(rest), sample - len(keep))),
+                                    random.Random(seed))
     index, count = shard
     return points[index::count]
+
+
+def _stratified(spec: Any, points: Sequence[dict[str, Any]], count: int,
+                rng: random.Random) -> list[dict[str, Any]]:
+    """*count* of *points* at random; half from points of several steps per launch when there
+    are both kinds (the other kind fills what one cannot)."""
+    multi = [p for p in points if steps_per_launch(spec, p) > 1]
+    if not multi or len(multi) == len(points):
+        return rng.sample(list(points), count)
+    single = [p for p in points if steps_per_launch(spec, p) == 1]
+    n_multi = min(len(multi), max(count - len(single), (count + 1) // 2))
+    return rng.sample(single, count - n_multi) + rng.sample(multi, n_multi)
 
 
 def open_results(path: Path, header: dict[str, Any]) -> ResultsFile:

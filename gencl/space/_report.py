@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gencl.measure._sweeps import SCHEME_AXIS, compulsory_per_sweep, sweep_figures
 from gencl.spec import (
     baseline_variant, compulsory_bytes, flops_per_launch, matches, steps_per_launch,
     variant_name)
@@ -42,9 +43,17 @@ class _View:
         return min(chosen, key=self.per_step) if chosen else None
 
     def compulsory(self, r: Record) -> float:
-        """Compulsory bytes per time step of *r*'s launch."""
-        return compulsory_bytes(self.spec, r["point"], r["sizes"]) / \
-            steps_per_launch(self.spec, r["point"])
+        """Compulsory bytes of one time step done alone (a launch of k steps moves them once
+        for all k: its effective bandwidth may pass the copy bandwidth)."""
+        return compulsory_per_sweep(self.spec, r["point"], r["sizes"])
+
+    def temporal(self) -> bool:
+        """Whether the run holds points of several steps per launch (temporal blocking)."""
+        return any(steps_per_launch(self.spec, r["point"]) > 1 for r in self.mine)
+
+    def best_by_steps(self, multi: bool) -> Record | None:
+        chosen = [r for r in self.ok if (steps_per_launch(self.spec, r["point"]) > 1) == multi]
+        return min(chosen, key=self.per_step) if chosen else None
 
     def gbs(self, r: Record | None) -> str:
         return f"{self.compulsory(r) / self.per_step(r) / 1e9:.1f}" if r else "–"
@@ -121,6 +130,36 @@ def summarize_space(spec: Any, results: Sequence[Record], *, device: str,
         "roofline_s": bytes_ / copy_bw if bytes_ and copy_bw else None,
         "peers": dict(peers),
         "peers_skipped": dict(peers_skipped or {}),
+        **(_temporal_summary(view, copy_bw) if view.temporal() else {}),
+    }
+
+
+def _temporal_summary(view: _View, copy_bw: float | None) -> dict[str, Any]:
+    """summary.json's temporal-blocking keys (a run with points of several steps per launch):
+    the best single-step and the best multi-step point, per step, their effective bandwidths
+    (compulsory bytes per step / time per step) against the copy bandwidth, and what the best
+    multi-step point costs on chip where the transform reports its traffic."""
+    spec = view.spec
+    single, multi = view.best_by_steps(False), view.best_by_steps(True)
+    fs = sweep_figures(spec, single, copy_bw=copy_bw) if single else {}
+    fm = sweep_figures(spec, multi, copy_bw=copy_bw) if multi else {}
+    onchip = {k: fm[k] for k in ("global_bytes_per_sweep", "local_bytes_per_sweep",
+                                 "local_bw_Bps", "barriers_per_group_per_sweep",
+                                 "redundant_updates_pct") if k in fm}
+    return {
+        "best_single_sweep_s": fs.get("time_per_sweep_s"),
+        "best_single_sweep_knobs": dict(single["point"]) if single else None,
+        "best_single_sweep_variant": variant_name(spec, single["point"]) if single else None,
+        "best_single_sweep_effective_bw_Bps": fs.get("effective_bw_Bps"),
+        "temporal_best_time_per_sweep_s": fm.get("time_per_sweep_s"),
+        "temporal_best_knobs": dict(multi["point"]) if multi else None,
+        "temporal_best_variant": variant_name(spec, multi["point"]) if multi else None,
+        "temporal_best_sweeps_per_launch": fm.get("steps"),
+        "temporal_speedup": (fs["time_per_sweep_s"] / fm["time_per_sweep_s"]
+                             if fs and fm else None),
+        "temporal_effective_bw_Bps": fm.get("effective_bw_Bps"),
+        "temporal_effective_over_copy": fm.get("effective_over_copy"),
+        "temporal_onchip": onchip or None,
     }
 
 
@@ -147,9 +186,9 @@ def report_markdown(spec: Any, results: Sequence[Record], summary: Mapping[str, 
         f"{', '.join(f'{k}={v}' for k, v in sizes.items()) or '–'}"
         f"{_slice_words(fixed)}. Times are medians of OpenCL-event samples ± 95 % CI (1.96 σ)"
         + (", per time step (a launch of k steps: launch time / k)" if multi else ", per launch")
-        + ". GB/s is the compulsory traffic (each input read once, each output written once) "
-        "over that time. " + (f"The bytes metric: {hooks.bytes_note}. " if hooks.bytes_note
-                              else "")
+        + ". GB/s is the compulsory traffic of one step (each input read once, each output "
+        "written once) over that time. "
+        + (f"The bytes metric: {hooks.bytes_note}. " if hooks.bytes_note else "")
         + (f"Every variant passed {max(launches)} launch{'es' if max(launches) > 1 else ''} "
            "against numpy before its time counted." if launches else ""),
         "",
@@ -186,6 +225,8 @@ def report_markdown(spec: Any, results: Sequence[Record], summary: Mapping[str, 
     else:
         lines.append(f"| {dev_name} | no variant measured ok | – | – | – | – | – | – |")
     lines += ["", *_variants_table(view)]
+    if view.temporal():
+        lines += ["", *_temporal_table(view, summary)]
     lines += ["", "## Reference points (same run, same size)", ""]
     copy_bw = summary.get("copy_bw_Bps")
     if copy_bw:
@@ -226,6 +267,48 @@ def _variants_table(view: _View) -> list[str]:
     for k, r in enumerate(ranked, 1):
         lines.append(f"| {k} | {variant_name(spec, r['point'])} | {view.us(r)} | {view.gbs(r)} "
                      f"| {view.gain(r)} |")
+    return lines
+
+
+def _temporal_table(view: _View, summary: Mapping[str, Any]) -> list[str]:
+    """Temporal blocking: the best point of each (steps per launch, scheme), per step, against
+    the best single step and the copy bandwidth, with its on-chip cost where known."""
+    spec, copy_bw = view.spec, summary.get("copy_bw_Bps")
+    groups: dict[tuple[int, str], Record] = {}
+    for r in sorted(view.ok, key=view.per_step):
+        key = (steps_per_launch(spec, r["point"]), str(r["point"].get(SCHEME_AXIS, "")))
+        groups.setdefault(key, r)
+    single = summary.get("best_single_sweep_s")
+    lines = ["## Temporal blocking (k steps per launch, times per step)", "",
+             "Effective bandwidth = compulsory bytes of one step / time per step: above the copy "
+             "bandwidth only when a launch of k steps saves traffic. On-chip figures are the "
+             "transform's counts (local-memory bytes, redundant halo updates in % of the grid's "
+             "points) over the measured time.", "",
+             "| k | Variant | µs per step | effective GB/s | × copy BW | vs best single step "
+             "| local GB/s | redundant updates |", "|---|---|---|---|---|---|---|---|"]
+    for (k, _), r in sorted(groups.items()):
+        f = sweep_figures(spec, r, copy_bw=copy_bw)
+        t, over, local = f["time_per_sweep_s"], f["effective_over_copy"], f.get("local_bw_Bps")
+        extra = f.get("redundant_updates_pct")
+        cells = [f"{over:.2f}" if over else "–", f"{single / t:.2f}×" if single and t else "–",
+                 f"{local / 1e9:.1f}" if local else "–",
+                 f"{extra:.1f} %" if extra is not None else "–"]
+        lines.append(f"| {k} | {variant_name(spec, r['point'])} | {view.us(r)} | "
+                     f"{f['effective_bw_Bps'] / 1e9:.1f} | {' | '.join(cells)} |")
+    speedup, over = summary.get("temporal_speedup"), summary.get("temporal_effective_over_copy")
+    if summary.get("temporal_best_time_per_sweep_s") is None:
+        lines += ["", "No point of several steps per launch was measured ok in this run."]
+        return lines
+    lines += ["", f"Best of several steps per launch: {summary['temporal_best_variant']}, "
+              f"{summary['temporal_best_time_per_sweep_s'] * 1e6:.1f} µs per step"
+              + (f", {speedup:.2f}× the best single step "
+                 f"({summary['best_single_sweep_variant']}, {single * 1e6:.1f} µs)"
+                 if speedup and single else "") + "."]
+    if over is not None:
+        lines.append(
+            f"Its effective bandwidth is {over:.2f}× the copy bandwidth: "
+            + ("above it, so temporal blocking beats the single-step roofline." if over > 1 else
+               "below it, so it does not beat the single-step roofline."))
     return lines
 
 

@@ -80,6 +80,13 @@ def cmd_space(args: argparse.Namespace) -> int:
         print(f"{s['measured']}/{s['space_size']} measured; best "
               f"{best * 1e6 if best else float('nan'):.1f} µs ({s['best_variant']}){roof}; "
               f"report: {run.out / 'report.md'}")
+        if s.get("temporal_best_time_per_sweep_s") and s.get("best_single_sweep_s"):
+            over = s.get("temporal_effective_over_copy")
+            print(f"temporal blocking: {s['temporal_best_time_per_sweep_s'] * 1e6:.1f} µs per "
+                  f"sweep ({s['temporal_best_variant']}), {s['temporal_speedup']:.2f}× the best "
+                  f"single sweep ({s['best_single_sweep_s'] * 1e6:.1f} µs, "
+                  f"{s['best_single_sweep_variant']})"
+                  + (f"; effective bandwidth {over:.2f}× the copy bandwidth" if over else ""))
     return _nothing_measured(run.results, run.device) if args.peers != "only" else 0
 
 

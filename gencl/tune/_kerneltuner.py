@@ -16,6 +16,7 @@ from optuna.trial import TrialState
 
 from gencl._json import dumps_json
 from gencl._version import __version__
+from gencl.spec import steps_per_launch
 from gencl.tune._space import SearchSpace, _encode
 
 #: Kernel Tuner strategies ``gencl tune --simulate`` compares (names as Kernel Tuner spells them)
@@ -42,7 +43,7 @@ def write_kt_cache(space: SearchSpace, records: Sequence[Mapping[str, Any]], pat
     as Kernel Tuner's CompilationFailedConfig/RuntimeFailedConfig/InvalidConfig string: it is
     a valid configuration that costs an evaluation, for Kernel Tuner as for our strategies.
     Grid points outside the measured space are absent; :func:`kt_restriction` keeps Kernel
-    Tuner's strategies off them. Times are in milliseconds (Kernel Tuner's unit).
+    Tuner's strategies off them. Times are in milliseconds (Kernel Tuner's unit), per sweep.
     """
     tune_params = {k: [_encode(v) for v in values] for k, values in space.axes.items()}
     cache = {}
@@ -50,8 +51,9 @@ def write_kt_cache(space: SearchSpace, records: Sequence[Mapping[str, Any]], pat
         enc = space.encode(r["point"])
         entry: dict[str, Any] = dict(enc)
         if r.get("status") == "ok" and r.get("median_s") is not None:
-            samples = [s * 1e3 for s in r.get("samples_s") or [r["median_s"]]]
-            entry.update(time=r["median_s"] * 1e3, times=samples, compile_time=0.0,
+            k = steps_per_launch(space.spec, r["point"])  # per sweep, as our objective
+            samples = [s * 1e3 / k for s in r.get("samples_s") or [r["median_s"]]]
+            entry.update(time=r["median_s"] * 1e3 / k, times=samples, compile_time=0.0,
                          verification_time=0.0, benchmark_time=sum(samples))
         else:
             entry["time"] = _KT_ERRORS.get(r.get("status", "error"), "RuntimeFailedConfig")

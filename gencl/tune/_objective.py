@@ -16,6 +16,8 @@ from typing import Any, Protocol
 import optuna
 
 from gencl.measure import Measurement
+from gencl.measure._sweeps import time_per_sweep
+from gencl.spec import steps_per_launch
 from gencl.tune._space import SearchSpace
 
 
@@ -68,7 +70,9 @@ class DeviceEvaluator:
 def make_objective(spec: Any, space: SearchSpace, evaluator: Evaluator, *,
                    on_result: Callable[[Measurement], None] | None = None,
                    budget: int | None = None) -> Callable[[optuna.Trial], float]:
-    """The function Optuna calls; minimizes the median time in seconds.
+    """The function Optuna calls; minimizes the median time per sweep in seconds (the launch
+    time over the sweeps it runs: ``gencl.measure._sweeps.time_per_sweep``), so a launch of k
+    sweeps competes with k launches of one; ``median_s`` and ``steps`` are its user attrs.
 
     With a *budget* (COMPLETE trials the study may hold, shared by workers), each trial records
     its worker process (so a restarted run can fail it if the worker dies) and gives way, pruned
@@ -122,9 +126,11 @@ def make_objective(spec: Any, space: SearchSpace, evaluator: Evaluator, *,
             raise VariantFailed(f"{m.status}: {m.reason[:200]}")
         trial.set_user_attr("ci95_s", m.ci95_s)
         trial.set_user_attr("samples", len(m.samples_s))
+        trial.set_user_attr("median_s", m.median_s)
+        trial.set_user_attr("steps", steps_per_launch(spec, m.point))
         if device and trial.number == 0:
             trial.study.set_user_attr("device", device.get("name"))
-        return float(m.median_s)
+        return float(time_per_sweep(spec, m) or 0.0)
 
     return objective
 

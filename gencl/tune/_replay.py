@@ -44,9 +44,14 @@ class ReplayEngine:
         """Whether *point* was measured (a sampled cache holds only part of the space)."""
         return point_key(point) in self._records
 
-    def best(self) -> dict[str, Any]:
+    def best(self, spec: Any = None) -> dict[str, Any]:
+        """The fastest ok record: per sweep with *spec* (a launch of k sweeps over k), else
+        per launch."""
+        from gencl.measure._sweeps import time_per_sweep
+
         ok = [r for r in self._records.values() if r.get("status") == "ok"]
-        return min(ok, key=lambda r: r["median_s"])
+        return min(ok, key=lambda r: float((time_per_sweep(spec, r) if spec is not None
+                                            else r["median_s"]) or "inf"))
 
     def evaluate(self, spec: Any, point: Mapping[str, Any]) -> Measurement:
         """The recorded measurement of *point*."""

@@ -20,6 +20,7 @@ import numpy as np
 import optuna
 
 from gencl._version import __version__
+from gencl.measure._sweeps import time_per_sweep
 from gencl.model import accuracy, calibrated_accuracy, point_key, predict_points
 from gencl.tune._kerneltuner import KT_STRATEGIES, run_kt_strategies
 from gencl.tune._objective import is_fresh
@@ -58,7 +59,7 @@ def _optuna_run(spec: Any, space: SearchSpace, replay: ReplayEngine, sampler_nam
     times: list[float | None] = []
 
     def record(m: Any) -> None:
-        times.append(m.median_s if m.ok else None)
+        times.append(time_per_sweep(spec, m) if m.ok else None)
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     study = optuna.create_study(sampler=sampler, direction="minimize")
@@ -95,12 +96,13 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
                          "without sampling)")
     fixed = fixed_from_records(spec, records)
     space = SearchSpace(spec, fixed)
-    best = float(replay.best()["median_s"])
+    best_record = replay.best(spec)
+    best = float(time_per_sweep(spec, best_record) or 0.0)
     n_space = len(records)
     max_evals = max_evals or n_space
     preds = predict_points(spec, [r["point"] for r in records], [r["sizes"] for r in records],
                            params, workers=workers)
-    predicted = {params_key(space.encode(r["point"])): p.time_s
+    predicted = {params_key(space.encode(r["point"])): p.time_per_sweep_s
                  for r, p in zip(records, preds) if p}
     ok = [(p.time_s, r["median_s"], r["point"]) for r, p in zip(records, preds)
           if p and r.get("status") == "ok" and r.get("median_s")]
@@ -128,7 +130,7 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
     summary.update({
         "device": replay.device.get("name", params.device), "spec": spec.name,
         "space_size": n_space, "space_ok": sum(r.get("status") == "ok" for r in records),
-        "fixed": fixed, "best_time_s": best, "best_point": replay.best()["point"],
+        "fixed": fixed, "best_time_s": best, "best_point": best_record["point"],
         "target": f"within {target:.0%} of best", "seeds": seeds, "max_evals": max_evals,
         "model_spearman": acc.spearman if acc else None,
         "model_within_15pct": acc.within_15pct if acc else None,

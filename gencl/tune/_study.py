@@ -17,6 +17,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from gencl._json import dumps_json
 from gencl.errors import GenclError
+from gencl.spec import steps_per_launch
 from gencl.tune._objective import WORKER_ATTR, Evaluator, VariantFailed, make_objective
 from gencl.tune._sampler import ModelGuidedSampler, params_key
 from gencl.tune._space import SearchSpace
@@ -51,14 +52,15 @@ def make_sampler(name: str, space: SearchSpace, *, seed: int | None = None,
 
 def predictions(spec: Any, space: SearchSpace, sizes_of: Any, params: Any, *,
                 workers: int | None = None, progress: Any = None) -> dict[str, float]:
-    """Predicted time of every point of the space, keyed by Optuna params (*progress*: called
-    with the number of points predicted so far)."""
+    """Predicted time per sweep of every point of the space, keyed by Optuna params (what the
+    objective compares; *progress*: called with the number of points predicted so far)."""
     from gencl.model import predict_points
 
     points = space.points()
     preds = predict_points(spec, points, [sizes_of(p) for p in points], params, workers=workers,
                            progress=progress)
-    return {params_key(space.encode(p)): pr.time_s for p, pr in zip(points, preds) if pr}
+    return {params_key(space.encode(p)): pr.time_per_sweep_s
+            for p, pr in zip(points, preds) if pr}
 
 
 def run_study(spec: Any, space: SearchSpace, evaluator: Evaluator, *, study_name: str,
@@ -199,7 +201,8 @@ def best_trial(study: optuna.Study) -> optuna.trial.FrozenTrial | None:
 
 def write_best(study: optuna.Study, spec: Any, space: SearchSpace, out_dir: str | Path,
                header: Mapping[str, Any]) -> Path:
-    """best.json (knobs, time, trial) and best.cl (the variant's source) under *out_dir*."""
+    """best.json (knobs, time per sweep, the launch's median and sweeps, trial) and best.cl
+    (the variant's source) under *out_dir*."""
     from gencl.generate import generate
 
     out = Path(out_dir)
@@ -210,7 +213,10 @@ def write_best(study: optuna.Study, spec: Any, space: SearchSpace, out_dir: str 
                          f"({len(study.trials)} trials; see their user attrs)")
     point = space.decode(best.params)
     counts = {s.name.lower(): sum(t.state == s for t in study.trials) for s in TrialState}
-    record = {**header, "study": study.study_name, "point": point, "median_s": best.value,
+    steps = steps_per_launch(spec, point)
+    record = {**header, "study": study.study_name, "point": point,
+              "time_per_sweep_s": best.value, "steps": steps,
+              "median_s": best.user_attrs.get("median_s", (best.value or 0.0) * steps),
               "trial": best.number, "user_attrs": best.user_attrs, "trials": counts}
     (out / "best.json").write_text(dumps_json(record, indent=1))
     (out / "best.cl").write_text(generate(spec, point).source)

@@ -82,7 +82,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
         print(json.dumps({**run.best, "out": str(run.out), "storage": run.storage}, indent=1,
                          default=str))
         return 0
-    print(f"best of {len(run.study.trials)} trials: {run.point} {run.time_s * 1e6:.1f} µs "
+    steps = run.best.get("steps", 1)
+    per = f" per sweep ({steps} sweeps per launch)" if steps > 1 else ""
+    print(f"best of {len(run.study.trials)} trials: {run.point} {run.time_s * 1e6:.1f} µs{per} "
           f"(trial {run.best['trial']}); {run.out / 'best.json'}, {run.out / 'best.cl'}, "
           f"{run.out / 't4_results.json'}; storage {run.storage}")
     return 0

@@ -1,0 +1,109 @@
+"""The model prices a temporally blocked launch from its transform's traffic (``tile_traffic``):
+closed forms on hand-made traffic dicts, per sweep; a small tile with a wide halo loses to a
+large one; without traffic a launch of k sweeps is priced as before, per sweep."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from gencl.model import KernelStats, explain, params_from, predict
+from gencl.spec import load_spec
+from gencl.tune._sampler import params_key
+from gencl.tune._space import SearchSpace
+from gencl.tune._study import predictions
+
+GPU = {"name": "gpu", "device_type": "GPU", "compute_units": 132, "max_clock_hz": 1.98e9,
+       "warp_size": 32, "global_cache_bytes": 60 << 20, "global_cacheline_bytes": 128}
+#: a profile with every number the temporal terms read measured
+PROFILE = {"copy_bw_Bps": 4.3e12, "local_bw_Bps": 2.0e13, "sp_madd_peak_flops": 6.0e13,
+           "barrier_phase_s": 2e-7, "barrier_phase_s_per_item": 1e-10,
+           "sp_ridge_work_items": 1.0, "group_dispatch_s": 1e-12}
+FLOPS = 9  # per update (Jacobi)
+
+
+def tile_traffic_2d(tile: int, k: int, n: int, *, itemsize: int = 4) -> dict[str, float]:
+    """What a square tile of *tile*² outputs with a k-wide halo does in a launch of k sweeps of
+    a 5-point stencil on an n² grid (u and f loaded with the halo, the tile written once; sweep
+    s updates the (tile + 2(k − s))² points still valid; 5 local reads and 1 write per update,
+    one local write per loaded point; a barrier after the load and two per sweep)."""
+    tiles = math.ceil(n / tile) ** 2
+    loaded = (tile + 2 * k) ** 2
+    updates = sum((tile + 2 * (k - s)) ** 2 for s in range(1, k + 1))
+    return {"global_read_bytes": tiles * 2 * loaded * itemsize,
+            "global_write_bytes": tiles * tile * tile * itemsize,
+            "point_updates": tiles * updates,
+            "local_read_bytes": tiles * updates * 5 * itemsize,
+            "local_write_bytes": tiles * (2 * loaded + updates) * itemsize,
+            "barriers": 1 + 2 * k}
+
+
+def _stats(tile: int, n: int, group: int = 256) -> KernelStats:
+    groups = math.ceil(n / tile) ** 2
+    return KernelStats(groups * group, group, groups, {"float32:add": 1.0}, (), {}, 0.0, 0.0,
+                       local_size=(group,))
+
+
+def test_terms_are_the_closed_forms_of_the_traffic():
+    p = params_from(PROFILE, GPU)
+    for key in ("copy_bw_Bps", "local_bw_Bps", "sp_madd_peak_flops", "barrier_phase_s"):
+        assert p.sources[key] == "measured"
+    k, tile, n = 4, 64, 1024
+    traffic, stats = tile_traffic_2d(tile, k, n), _stats(tile, n)
+    pred = predict(stats, p, steps=k, traffic=traffic, flops_per_update=FLOPS)
+    t = pred.terms
+    assert t["memory_bandwidth"] == pytest.approx(
+        (traffic["global_read_bytes"] + traffic["global_write_bytes"]) / 4.3e12)
+    assert t["local_memory"] == pytest.approx(
+        (traffic["local_read_bytes"] + traffic["local_write_bytes"]) / 2.0e13)
+    assert t["compute"] == pytest.approx(traffic["point_updates"] * FLOPS / 6.0e13)
+    assert t["barriers"] == pytest.approx(
+        traffic["barriers"] * stats.groups * (2e-7 + 1e-10 * 256) / 132)
+    waves = math.ceil(stats.groups / 132)
+    balance = stats.groups / (waves * 132)
+    body = max(t[k] for k in ("compute", "memory_bandwidth", "cache_requests", "memory_latency",
+                              "local_memory", "dispatch"))
+    assert pred.time_s == pytest.approx(body / balance + t["barriers"])
+    assert pred.steps == k and pred.time_per_sweep_s == pytest.approx(pred.time_s / k)
+    assert pred.to_json()["time_per_sweep_s"] == pred.time_per_sweep_s
+
+
+def test_unmeasured_local_bandwidth_falls_back_to_the_named_nominal():
+    p = params_from({k: v for k, v in PROFILE.items() if k != "local_bw_Bps"}, GPU)
+    assert p.sources["local_bw_Bps"] == "nominal" and p.local_bw == 4 * p.dram_bw
+
+
+def test_small_tile_with_a_wide_halo_is_slower_per_sweep_than_a_large_one():
+    p, n, k = params_from(PROFILE, GPU), 8192, 8
+    small = predict(_stats(8, n), p, steps=k, traffic=tile_traffic_2d(8, k, n),
+                    flops_per_update=FLOPS)
+    large = predict(_stats(128, n), p, steps=k, traffic=tile_traffic_2d(128, k, n),
+                    flops_per_update=FLOPS)
+    assert small.time_per_sweep_s > 1.5 * large.time_per_sweep_s
+    # and the large tile beats one plain sweep's compulsory traffic at the copy bandwidth
+    assert large.time_per_sweep_s < 3 * 4 * n * n / 4.3e12
+
+
+def test_without_traffic_a_launch_of_k_sweeps_is_priced_as_before_per_sweep():
+    spec = load_spec("jacobi")
+    p = params_from(PROFILE, GPU)
+    point = spec.complete({**spec.hooks.variants["TB4"], "workgroup": (32, 4)})
+    stats, pred = explain(spec, point, {"n": 64}, p)
+    assert pred.steps == 4
+    assert pred.time_s == predict(stats, p).time_s
+    assert pred.time_per_sweep_s == pytest.approx(pred.time_s / 4)
+
+
+def test_the_guided_sampler_ranks_points_by_predicted_time_per_sweep():
+    spec = load_spec("jacobi")
+    p = params_from(PROFILE, GPU)
+    fixed = {"dtype": "float32", "workgroup": (32, 4), "local": "static", "vector_width": 1,
+             "block_x": 1, "block_y": 1}
+    space = SearchSpace(spec, fixed)
+    predicted = predictions(spec, space, lambda _: {"n": 64}, p, workers=1)
+    assert len(predicted) == len(space.points()) == 4
+    for point in space.points():
+        _, pred = explain(spec, point, {"n": 64}, p)
+        assert predicted[params_key(space.encode(point))] == pytest.approx(
+            pred.time_per_sweep_s)
