@@ -5,7 +5,7 @@ One pipeline (``evaluate_variant``) serves ``gencl run``, ``space``, ``tune`` an
 
 from gencl.measure._build import Built, BuildFailure
 from gencl.measure._engine import Bound, Engine, OpenCLEngine, compare, poison
-from gencl.measure._inputs import FreshInputs, SharedInputs, TimingInputs
+from gencl.measure._inputs import FreshInputs, ReusedInputs, SharedInputs, TimingInputs
 from gencl.measure._measurement import (
     STATUSES, Measurement, dominant_failure, explain_failure)
 from gencl.measure._run import (
@@ -13,9 +13,10 @@ from gencl.measure._run import (
     reference_after, results_header, run_points, verify_variant)
 from gencl.measure._stats import SampleStats, launches_per_sample, summarize
 
-__all__ = ["SCHEMA_VERSION", "STATUSES", "Bound", "BuildFailure", "Built", "Engine", "Evaluation",
-           "FreshInputs", "Measurement", "OpenCLEngine", "ResultsFile", "SampleStats",
-           "SharedInputs", "TimingInputs", "check_launches", "compare", "dominant_failure",
-           "evaluate_variant", "explain_failure", "launches_per_sample", "measure_variant",
-           "poison", "reference_after", "results_header", "run_points", "summarize",
+__all__ = ["Bound", "BuildFailure", "Built", "Engine", "Evaluation", "FreshInputs",
+           "Measurement", "OpenCLEngine", "ResultsFile", "ReusedInputs",
+           "SCHEMA_VERSION", "STATUSES", "SampleStats", "SharedInputs", "TimingInputs",
+           "check_launches", "compare", "dominant_failure", "evaluate_variant",
+           "explain_failure", "launches_per_sample", "measure_variant", "poison",
+           "reference_after", "results_header", "run_points", "summarize",
            "verify_variant"]

@@ -21,7 +21,7 @@ from gencl._version import __version__
 from gencl.generate import GenerationFailure, Variant, generate_many
 from gencl.measure._build import Built, BuildFailure
 from gencl.measure._engine import OpenCLEngine, Timeout, check_assumptions, compare
-from gencl.measure._inputs import FreshInputs, TimingInputs
+from gencl.measure._inputs import FreshInputs, ReusedInputs, TimingInputs
 from gencl.measure._measurement import Measurement, device_error_status
 from gencl.measure._sweeps import one_sweep_form
 from gencl.spec import BenchmarkSpec, steps_per_launch
@@ -137,7 +137,8 @@ def evaluate_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant
         verify_sizes: the correctness sizes (default: the spec's ``verify_sizes``, else *sizes*).
         launches: launches of the correctness check (default ``check_launches(spec)``).
         timing: where the timing data comes from (default ``FreshInputs``: per variant, rotated
-            when the spec asks); ``SharedInputs`` shares buffers across a space.
+            when the spec asks); ``ReusedInputs`` keeps one draw for the next points of a run,
+            ``SharedInputs`` shares buffers across a space.
         time: False for a correctness check only (``gencl verify``): an ok Measurement without
             samples.
     """
@@ -191,10 +192,12 @@ def evaluate_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant
             timing.done(bound)
     except Timeout as exc:
         engine.reset()
+        _forget(timing)
         return failed("timeout", str(exc))
     except Exception as exc:  # noqa: BLE001 -- a device error on one variant must not end the run
         status = device_error_status(exc)
         engine.reset()
+        _forget(timing)
         return failed(status, f"{type(exc).__name__}: {str(exc).strip()[:300]}")
     samples = timed.pop("samples_s")
     work = {name: float(f(point, sizes)) for name, f in spec.metrics.items()}
@@ -206,6 +209,14 @@ def evaluate_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant
                **({"steps": steps} if (steps := steps_per_launch(spec, point)) > 1 else {})},
         **timed, **base)
     return Evaluation(m, built)
+
+
+def _forget(timing: TimingInputs) -> None:
+    """Drop buffers kept for later variants: after a device error they may be lost with it."""
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        timing.release()
 
 
 def measure_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant,
@@ -328,18 +339,25 @@ def run_points(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], engine: Op
         return mine
     variants = generate_many(spec, points)
     done = sink.done_ids if sink else set()
+    # compiles in threads first (the OpenCL compiler runs without the GIL): a sweep's builds
+    # were its largest host cost after the inputs (chain: 138 builds, 24 s one after another)
+    engine.prebuild([v for v in variants if isinstance(v, Variant) and v.id not in done])
+    timing = ReusedInputs(spec)  # consecutive points that draw the same data share it
     out: list[Measurement] = []
-    for point, variant in zip(points, variants):
-        sizes = {**spec.sizes(point, engine.info, quick), **(size_overrides or {})}
-        if isinstance(variant, GenerationFailure):
-            m = _failed(variant.id, spec, point, sizes, "excluded", variant.reason)
-        elif variant.id in done:
-            continue
-        else:
-            m = measure_variant(engine, spec, variant, sizes, verify=verify)
-        out.append(m)
-        if sink:
-            sink.add(m)
-        if on_result:
-            on_result(m)
+    try:
+        for point, variant in zip(points, variants):
+            sizes = {**spec.sizes(point, engine.info, quick), **(size_overrides or {})}
+            if isinstance(variant, GenerationFailure):
+                m = _failed(variant.id, spec, point, sizes, "excluded", variant.reason)
+            elif variant.id in done:
+                continue
+            else:
+                m = measure_variant(engine, spec, variant, sizes, verify=verify, timing=timing)
+            out.append(m)
+            if sink:
+                sink.add(m)
+            if on_result:
+                on_result(m)
+    finally:
+        _forget(timing)
     return out
