@@ -23,7 +23,7 @@ from gencl.measure._build import Built, BuildFailure
 from gencl.measure._engine import OpenCLEngine, Timeout, check_assumptions, compare
 from gencl.measure._inputs import FreshInputs, TimingInputs
 from gencl.measure._measurement import Measurement, device_error_status
-from gencl.spec import BenchmarkSpec
+from gencl.spec import BenchmarkSpec, steps_per_launch
 
 SCHEMA_VERSION = "1.0"
 
@@ -48,11 +48,12 @@ def check_launches(spec: BenchmarkSpec) -> int:
 
 def reference_after(spec: BenchmarkSpec, values: Mapping[str, Any], point: Mapping[str, Any],
                     sizes: Mapping[str, int], launches: int = 1) -> dict[str, Any]:
-    """The numpy reference of *launches* launches: each ping-pong pair's output becomes the next
-    launch's input, and the input's old content the output buffer's (as the swap on the device)."""
+    """The numpy reference of *launches* launches of *steps_per_launch* steps each (k sweeps of
+    a temporally blocked point): each ping-pong pair's output becomes the next step's input, and
+    the input's old content the output buffer's (as the swap on the device)."""
     current = dict(values)
     expected = spec.reference(current, point, sizes)
-    for _ in range(launches - 1):
+    for _ in range(launches * steps_per_launch(spec, point) - 1):
         for out, inp in spec.hooks.ping_pong:
             current[out], current[inp] = current.get(inp), expected[out]
         expected = spec.reference(current, point, sizes)
@@ -95,7 +96,8 @@ def verify_variant(engine: OpenCLEngine, spec: BenchmarkSpec, built: Any,
     finally:
         bound.release()
     expected = reference_after(spec, values, built.variant.point, sizes, launches if pairs else 1)
-    scale = launches if pairs else 1  # rounding differences grow with the steps
+    # rounding differences grow with the steps
+    scale = launches * steps_per_launch(spec, built.variant.point) if pairs else 1
     worst = 0.0
     for name, exp in expected.items():
         exp = np.asarray(exp)

@@ -1,0 +1,3 @@
+"""stub"""
+def stream_program(form, geo):
+    raise NotImplementedError

@@ -1,0 +1,2 @@
+def tile_traffic(*a, **k):
+    raise NotImplementedError
