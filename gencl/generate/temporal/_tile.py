@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any
 
 import loopy as lp
-import numpy as np
 import pymbolic.primitives as prim
 from pymbolic import parse
 
@@ -78,8 +77,8 @@ def tile_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     dtype = knl.arg_dict[form.output].dtype
     args, domains = arguments_and_domains(form, geo, v)
     tile_name, stage = f"{v}tile", f"{v}new"
-    loops = {"load": "a", "reg": "f", "sweep": "c", "back": "w"}
-    for key, c in loops.items():
+    loops = {"load": "a", "sweep": "c", "back": "w", **({"reg": "f"} if form.registers else {})}
+    for c in loops.values():
         for d in range(n):
             domains.append(f"{{[{v}{c}{d}]: 0 <= {v}{c}{d} < {geo.owned[d]}}}")
     for d in range(n):
@@ -183,15 +182,18 @@ def tile_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
         tv = knl.temporary_variables[name]
         temps.append(lp.TemporaryVariable(new, tv.dtype, shape=(),
                                           address_space=lp.AddressSpace.PRIVATE))
+    # dependencies as written: loopy would add one from each reader of a tile or ring to its
+    # single writer and sync them, when the barriers written here order them already
+    insns = [i.copy(depends_on_is_final=True) for i in insns]
     t = lp.make_kernel(domains, insns, args + temps, name=knl.name,
                        target=lp.PyOpenCLTarget(), lang_version=(2018, 2),
                        seq_dependencies=False, silenced_warnings=_SILENCED)
     t = lp.tag_inames(t, hardware_tags(geo, v))
-    t = lp.tag_inames(t, {f"{v}{c}{d}": "unr" for c in "afcwo" for d in range(n)})
+    t = lp.tag_inames(t, {f"{v}{c}{d}": "unr" for c in [*loops.values(), "o"]
+                          for d in range(n)})
     return lp.prioritize_loops(t, ",".join([f"{v}s"] + [f"{v}c{d}" for d in range(n)]))
 
 
 #: the tile is written by every work-group (loopy cannot see the ownership is disjoint); the
 #: staging array is written and read under the same predicate in different loops
 _SILENCED = ["write_race*", "v1_scheduler_fallback", "read_no_write*"]
-np_ = np  # numpy kept for dtype helpers of callers

@@ -91,5 +91,5 @@ def place_update(form: TemporalForm, *, prefix: str, coords: Mapping[str, Any],
             depends_on=frozenset(ids[d] for d in insn.depends_on if d in ids) | depends_on,
             within_inames=within | (insn.within_inames - set(form.inames)),
             predicates=predicates | frozenset(mapper(p) for p in insn.predicates),
-            no_sync_with=frozenset(), ))
+            depends_on_is_final=True))
     return made, last
