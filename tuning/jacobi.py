@@ -179,10 +179,12 @@ VARIANTS = {
        for w in (4, 8, 16)},
     "BE_mcStat": {"boundary": "padded", "vector_width": 1, "local": "static"},
     "BE_mcDyn": {"boundary": "padded", "vector_width": 1, "local": "dynamic"},
-    **{f"TB{k}": {"boundary": "padded", "temporal": "tile", "sweeps": k, "vector_width": 1,
-                  "local": "none"} for k in (2, 4, 8)},
+    **{f"TB{k}": {"boundary": "padded", "temporal": "tile", "sweeps": k,
+                  "temporal_points": (1, 8), "vector_width": 1, "local": "none"}
+       for k in (2, 4, 8)},
     **{f"TB{k}_stream": {"boundary": "padded", "temporal": "stream", "sweeps": k,
-                         "vector_width": 1, "local": "none"} for k in (2, 4, 8)},
+                         "temporal_points": (1, 128), "workgroup": (256, 1), "vector_width": 1,
+                         "local": "none"} for k in (2, 4, 8)},
 }
 
 

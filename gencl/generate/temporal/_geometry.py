@@ -48,6 +48,12 @@ class Geometry:
         return tuple(-(-n // w) for n, w in zip(self.loaded, self.group))
 
     @property
+    def per_item(self) -> int:
+        """Tile points one work item owns (stream: per plane; the planes are steps)."""
+        import math
+        return math.prod(self.owned[1:] if self.scheme == "stream" else self.owned)
+
+    @property
     def ring(self) -> int:
         """Stream scheme: planes each time level keeps (the 2r+1 a level reads, one being
         written)."""
