@@ -156,7 +156,7 @@ def read_temporal_form(t: lp.TranslationUnit,
 
     # read-only arrays: at the point itself (registers) or anywhere else (global reads)
     registers: dict[str, tuple[int, ...]] = {}
-    others = []
+    global_reads: list[str] = []
     for name in st.reads:
         if name == inp:
             continue
@@ -165,7 +165,7 @@ def read_temporal_form(t: lp.TranslationUnit,
         if subs and all(o is not None and o == offsets[0] for o in offsets):
             registers[name] = offsets[0]  # type: ignore[assignment]
         else:
-            others.append(name)
+            global_reads.append(name)
 
     extra = tuple(sorted(knl.all_inames() - set(inames)))
     extra_domain = None
@@ -183,7 +183,7 @@ def read_temporal_form(t: lp.TranslationUnit,
     return TemporalForm(
         kernel=knl, output=st.output, input=inp, inames=inames,
         extents=tuple(a.extent for a in st.axes), out_offsets=out_offsets, shape=shape,
-        halo=halo, registers=registers, others=tuple(others), extra_inames=extra,
+        halo=halo, registers=registers, others=tuple(global_reads), extra_inames=extra,
         extra_domain=extra_domain,
         itemsize=int(np.dtype(knl.arg_dict[st.output].dtype.numpy_dtype).itemsize))
 

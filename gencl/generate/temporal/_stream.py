@@ -107,12 +107,16 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
         else:
             result = var(form.output)[tuple(x[d] + form.out_offsets[d] for d in range(n))]
         mine: dict[str, str] = {}
+
+        def below(off: tuple[Any, ...], s: int = s) -> Any:
+            return at(s - 1, s, off)
+
+        def register(name: str, x: list[Any] = x) -> Any:
+            return var(name)[tuple(x[d] + form.registers[name][d] for d in range(n))]
+
         update, _ = place_update(
             form, prefix=f"{v}s{s}_", coords={form.inames[d]: x[d] for d in range(n)},
-            read_input=lambda off, s=s: at(s - 1, s, off),
-            read_register=lambda name, x=x: var(name)[tuple(
-                x[d] + form.registers[name][d] for d in range(n))],
-            result=result, within=within,
+            read_input=below, read_register=register, result=result, within=within,
             predicates=frozenset(needed(s) + live(s) + [inside]),
             depends_on=after, temporaries=mine)
         temporaries += mine.items()

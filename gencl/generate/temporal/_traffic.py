@@ -92,7 +92,7 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
         hi_tt = min(hi_tt, slots[d])
 
         def one(g: int) -> int:
-            if lo_x is None:
+            if lo_x is None or hi_x is None:
                 return max(0, hi_tt - lo_tt)
             return _overlap(lo_tt, hi_tt, lo_x - start(d, g), hi_x - start(d, g))
         return _axis_sum(groups, hi_tt - lo_tt, one)
