@@ -12,8 +12,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: what generic code may not name: one kernel's arrays, axes and scalars ("sweeps" is no longer
-#: one: it is the temporal-blocking transform's axis, k sweeps per launch, for every kernel)
+#: what generic code may not name: one kernel's arrays, axes and scalars ("sweeps" is the generic
+#: temporal-blocking axis now, gencl.spec.SWEEPS_AXIS)
 KERNEL_NAMES = {"u", "u_new", "boundary", "block_x", "block_y", "jacobi", "omega"}
 #: generic modules: nothing in them may assume one kernel
 GENERIC = ("gencl/space", "gencl/tune", "gencl/model", "gencl/measure", "gencl/spec",

@@ -5,7 +5,8 @@ fixed boundary one point wide kept in both ping-pong buffers (padded form: inter
 no branch); x rows carry 16 pad elements on each side so interior rows start aligned.
 
 Unlike the 3-D suite kernels this one binds its knobs itself, as a user who knows the transforms
-would: each work item sweeps a chunk of rows (``stream``, the streaming knob along y: the rows
+would (temporal blocking too: ``temporal``, ``sweeps``, ``temporal_points``, gencl's generic
+transform): each work item sweeps a chunk of rows (``stream``, the streaming knob along y: the rows
 above and below stay in registers), computes ``vector_width`` consecutive points along x as one
 vector (unaligned neighbours gathered lane by lane), in a work-group of ``workgroup`` (x, y).
 """
@@ -13,6 +14,7 @@ vector (unaligned neighbours gathered lane by lane), in a work-group of ``workgr
 import loopy as lp
 import numpy as np
 
+from gencl.generate.temporal import temporal_constraint, temporal_knobs
 from gencl.spec import ApplicationHooks, BenchmarkSpec, Knob
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
@@ -191,12 +193,16 @@ def points(point, sizes):
     return sizes["ny"] * sizes["nx"]
 
 
+PING_PONG = (("u_new", "u"),)
+
 SPEC = BenchmarkSpec(
     name="box2d9",
     description=__doc__.strip().splitlines()[0],
     program=program,
     params={"dtype": tuple(DTYPES)},
     knobs={
+        # temporal blocking (gencl.generate.temporal), first: it replaces the program
+        **temporal_knobs(2, PING_PONG),
         "vector_width": Knob("vector", (1, 2, 4, 8), {
             "iname": "i", "arrays": ("u", "u_new"), "size": "nx", "gather": True}),
         "stream": Knob("streaming", (1, 4, 16, 64), {"iname": "j"}),
@@ -208,10 +214,12 @@ SPEC = BenchmarkSpec(
     verify_sizes=verify_sizes,
     metrics={"bytes": compulsory_bytes, "points": points,
              "flops": lambda p, s: FLOPS_PER_POINT * points(p, s)},
-    constraints=[_fits],
+    constraints=[temporal_constraint(program, PING_PONG, params=("dtype",),
+                                     defaults={"vector_width": 1, "stream": 1}, sizes=sizes),
+                 _fits],
     group="application",
     # u_new feeds u on the next sweep: correctness is checked over several launches
-    hooks=ApplicationHooks(ping_pong=(("u_new", "u"),), compulsory_bytes=compulsory_bytes,
+    hooks=ApplicationHooks(ping_pong=PING_PONG, compulsory_bytes=compulsory_bytes,
                            peers=peers()),
     tolerance={"float32": 1e-5, "float64": 1e-12},
 )

@@ -15,11 +15,12 @@ The update formula is written once (``update``) and used by three boundary forms
   columns, interior column j at buffer column j+16 (so rows start aligned for float16 loads), an
   interior-only domain and no branch. The boundary is fixed once: it sits in both ping-pong
   buffers and no sweep writes it.
-* ``temporal`` (temporal blocking, issue 6): ``sweeps`` = k sweeps per launch, padded layout. A
-  work-group loads its output tile (= the work-group shape) plus a k-wide halo of u and f into
-  ``__local`` tiles (work items loop over the tile points), runs k sweeps on the local tile
-  (ping-pong inside it; the valid region shrinks by one point per sweep; points on the physical
-  boundary keep their value) and writes the tile's interior. Only this form takes sweeps > 1.
+
+Temporal blocking (issue 14) is a knob too, gencl's generic transform of the padded form
+(``gencl.generate.temporal``): ``temporal`` = ``tile`` (overlapped tiles in local memory) or
+``stream`` (the strip of columns walks down the rows, the k time levels pipelined), ``sweeps``
+= k sweeps per launch, ``temporal_points`` = points per work item (x, y; for ``stream`` y is
+the chunk of rows). Seed 003's names TBk are the tile scheme's points.
 
 Knobs: vector width along x (the neighbours u_W/u_E are per-lane gathers, the rest floatW
 arithmetic), points per work item along x and y (register blocking), work-group shape (x, y;
@@ -31,6 +32,7 @@ the branch form cannot take a prefetch).
 import loopy as lp
 import numpy as np
 
+from gencl.generate.temporal import temporal_constraint, temporal_knobs
 from gencl.peers import opencl_kernel_peer, cupy_kernel_peer, torch_compile_peer, torch_peer
 from gencl.spec import ApplicationHooks, BenchmarkSpec, Knob
 
@@ -56,8 +58,6 @@ def _args(dtype, cols, padded):
 
 def program(point):
     dtype = DTYPES[point["dtype"]]
-    if point["boundary"] == "temporal":
-        return _temporal_program(point)
     if point["boundary"] == "padded":
         o = PAD
         new = update(f"u[i + 1, j + {o}]", "w", "e", f"u[i, j + {o}]", f"u[i + 2, j + {o}]",
@@ -87,86 +87,10 @@ def program(point):
         lang_version=(2018, 2), silenced_warnings=QUIET)
 
 
-def temporal_tile(point):
-    """(rows, columns) of the local tile of the temporal form: work-group + a k-wide halo."""
-    wx, wy = point["workgroup"]
-    k = point["sweeps"]
-    return wy + 2 * k, wx + 2 * k
-
-
-def _temporal_program(point):
-    """k sweeps per launch on a local tile (temporal blocking).
-
-    Inames ``i``/``j`` are the output points (rounded up to whole work-groups), so the workgroup
-    knob splits them into group and local ids as in the other forms; ``i % wy``/``j % wx`` is a
-    work item's place in its tile. Work items loop (p, q) over the tile points. The tile of u is
-    ping-ponged in ``u_tile[s % 2]``; sweep s updates the tile points at distance > s from the
-    tile edge. The loop-carried dependency (sweep s reads what sweep s−1 wrote) is not seen by
-    loopy's barrier insertion, so each sweep starts with an explicit local barrier.
-    """
-    dtype = DTYPES[point["dtype"]]
-    wx, wy = point["workgroup"]
-    k = point["sweeps"]
-    ty, tx = temporal_tile(point)
-    npp, nq = -(-ty // wy), -(-tx // wx)
-
-    def at(p, q):  # tile index, logical grid row and column of a work item's (p, q) point
-        return (f"(i % {wy}) + {wy} * {p}", f"(j % {wx}) + {wx} * {q}",
-                f"i + {1 - k} + {wy} * {p}", f"j + {1 - k} + {wx} * {q}")
-
-    def on_tile(r, c):
-        return f"{r} < {ty} and {c} < {tx}"
-
-    r0, c0, gr0, gc0 = at("p0", "q0")
-    in_grid = f"{gr0} >= 0 and {gr0} <= n + 1 and {gc0} >= 0 and {gc0} <= n + 1"
-    r, c, gr, gc = at("p", "q")
-    interior = f"{gr} >= 1 and {gr} <= n and {gc} >= 1 and {gc} <= n"
-    live = f"{r} >= s + 1 and {r} < {ty - 1} - s and {c} >= s + 1 and {c} < {tx - 1} - s"
-
-    def cur(dr, dc):
-        return f"u_tile[s % 2, {r} + {dr}, {c} + {dc}]"
-
-    new = update(cur(0, 0), cur(0, -1), cur(0, 1), cur(-1, 0), cur(1, 0), f"f_tile[{r}, {c}]")
-    col = f"{PAD - 1} + {gc0}"  # buffer column of logical column gc0
-    text = f"""
-    for p0, q0
-      if {on_tile(r0, c0)}
-        u_tile[0, {r0}, {c0}] = u[{gr0}, {col}] if {in_grid} else 0 {{id=load_u}}
-        f_tile[{r0}, {c0}] = f[{gr0}, {col}] if {in_grid} else 0 {{id=load_f}}
-      end
-    end
-    for s
-      ... lbarrier {{id=sweep_barrier, dep=load_u:load_f}}
-      for p, q
-        if {on_tile(r, c)} and {live}
-          u_tile[(s + 1) % 2, {r}, {c}] = {new} if {interior} else {cur(0, 0)} \
-            {{id=sweep, dep=sweep_barrier}}
-        end
-      end
-    end
-    if i < n and j < n
-      u_new[i + 1, j + {PAD}] = u_tile[{k % 2}, (i % {wy}) + {k}, (j % {wx}) + {k}] \
-        {{id=store, dep=sweep}}
-    end
-    """
-    domains = [
-        f"{{[i, j]: 0 <= i < {wy} * floor((n + {wy - 1}) / {wy}) "
-        f"and 0 <= j < {wx} * floor((n + {wx - 1}) / {wx})}}",
-        f"{{[s]: 0 <= s < {k}}}",
-        f"{{[p, q, p0, q0]: 0 <= p, p0 < {npp} and 0 <= q, q0 < {nq}}}"]
-    local = lp.AddressSpace.LOCAL
-    temps = [lp.TemporaryVariable("u_tile", dtype, shape=(2, ty, tx), address_space=local),
-             lp.TemporaryVariable("f_tile", dtype, shape=(ty, tx), address_space=local)]
-    t = lp.make_kernel(domains, text, _args(dtype, f"n + {2 * PAD}", True) + temps,
-                       name="jacobi", target=lp.PyOpenCLTarget(), lang_version=(2018, 2),
-                       seq_dependencies=False, silenced_warnings=QUIET)
-    return lp.prioritize_loops(t, "s,p,q")
-
-
 # {{{ data and reference
 
 def _padded_layout(point):
-    return point["boundary"] in ("padded", "temporal")
+    return point["boundary"] == "padded"
 
 
 def columns(point, n):
@@ -228,11 +152,11 @@ def inputs(point, sizes, rng):
 
 
 def reference(values, point, sizes, launches=1):
-    """*launches* launches of the point's kernel: launches × k sweeps (k = 1 but for temporal)."""
+    """*launches* sweeps (the measure pipeline applies it k times per launch of k sweeps)."""
     n = sizes["n"]
     u = np.array(from_layout(values["u"], point, n))
     f = from_layout(values["f"], point, n)
-    for _ in range(launches * point["sweeps"]):
+    for _ in range(launches):
         u = sweep(u, f, values["omega"], values["h2"])
     return {"u_new": to_layout(u, point, n)}
 
@@ -255,47 +179,51 @@ VARIANTS = {
        for w in (4, 8, 16)},
     "BE_mcStat": {"boundary": "padded", "vector_width": 1, "local": "static"},
     "BE_mcDyn": {"boundary": "padded", "vector_width": 1, "local": "dynamic"},
-    **{f"TB{k}": {"boundary": "temporal", "sweeps": k, "vector_width": 1, "local": "static"}
+    **{f"TB{k}": {"boundary": "padded", "temporal": "tile", "sweeps": k,
+                  "temporal_points": (1, 8), "vector_width": 1, "local": "none"}
        for k in (2, 4, 8)},
+    **{f"TB{k}_stream": {"boundary": "padded", "temporal": "stream", "sweeps": k,
+                         "temporal_points": (1, 128), "workgroup": (256, 1), "vector_width": 1,
+                         "local": "none"} for k in (2, 4, 8)},
 }
-
-#: temporal blocking: sweeps per launch and the few work-group (= output tile) shapes it takes
-TEMPORAL_SWEEPS = (2, 4, 8)
-TEMPORAL_WORKGROUPS = ((32, 4), (32, 8), (64, 4), (64, 8), (128, 4), (32, 16))
 
 
 def variant_name(point):
     """The hand-variant name of a point (seed 003's naming: vec4_BE_mcStat)."""
+    if point["temporal"] != "none":  # always the padded form, on its own local tile
+        return f"TB{point['sweeps']}" + ("_stream" if point["temporal"] == "stream" else "")
     parts = []
-    if point["boundary"] == "temporal":
-        parts.append(f"TB{point['sweeps']}")
     if point["vector_width"] > 1:
         parts.append(f"vec{point['vector_width']}")
     if point["boundary"] == "padded":
         parts.append("BE")
-    if point["local"] != "none" and not (point["boundary"] == "temporal"
-                                         and point["local"] == "static"):
-        # the temporal form always tiles in local memory: TBk is static, TBk_mcDyn dynamic
+    if point["local"] != "none":
         parts.append({"static": "mcStat", "dynamic": "mcDyn"}[point["local"]])
     return "_".join(parts) or "baseline"
 
 
 def tile(point):
-    """Grid points one work-group updates along x and y (writes, for the temporal form)."""
+    """Grid points one work-group updates along x and y (writes, for temporal blocking)."""
     wx, wy = point["workgroup"]
-    if point["boundary"] == "temporal":
-        return wx, wy
+    if point["temporal"] != "none":
+        px, py = point["temporal_points"]
+        return wx * px, (py if point["temporal"] == "stream" else wy * py)
     return wx * point["block_x"] * point["vector_width"], wy * point["block_y"]
 
 
 def local_bytes(point):
-    """Footprint of the cached tile (halo included), as add_prefetch's bounding box sizes it."""
+    """Footprint of the cached tile (halo included), as add_prefetch's bounding box sizes it,
+    or of temporal blocking's tile or rings (``gencl.generate.temporal.local_bytes``)."""
+    if point["temporal"] != "none":
+        from gencl.generate.temporal import geometry, local_bytes as temporal_bytes, \
+            read_temporal_form
+
+        form = read_temporal_form(program(point), PING_PONG)
+        return temporal_bytes(form, geometry(form, point["temporal"], point["sweeps"],
+                                             point["workgroup"], point["temporal_points"]))
     if point["local"] == "none":
         return 0
     itemsize = np.dtype(DTYPES[point["dtype"]]).itemsize
-    if point["boundary"] == "temporal":  # u_tile (two halves) and f_tile
-        rows, cols = temporal_tile(point)
-        return 3 * rows * cols * itemsize
     tx, ty = tile(point)
     return (tx + 2) * (ty + 2) * itemsize
 
@@ -327,22 +255,6 @@ def points_updated(point, sizes):
     return sizes["n"] ** 2 * point["sweeps"]
 
 
-def _temporal_form(point, device):
-    """sweeps > 1 only on the temporal form, which is scalar, unblocked, on a local tile, and
-    takes a few work-group shapes (the space stays small)."""
-    if point["boundary"] != "temporal":
-        return None if point["sweeps"] == 1 else "sweeps > 1 needs the temporal form"
-    if point["sweeps"] == 1:
-        return "the temporal form runs sweeps > 1 (sweeps = 1 is the padded form)"
-    if point["vector_width"] != 1 or (point["block_x"], point["block_y"]) != (1, 1):
-        return "temporal form: scalar, one tile point per work item and loop step"
-    if point["local"] == "none":
-        return "temporal form: the tile lives in local memory (static or dynamic)"
-    if tuple(point["workgroup"]) not in TEMPORAL_WORKGROUPS:
-        return f"temporal form: work-group shapes {TEMPORAL_WORKGROUPS} only"
-    return None
-
-
 def _cache_needs_padded_scalar(point, device):
     if point["local"] == "none":
         return None
@@ -360,7 +272,7 @@ def _fits_device(point, device):
     wx, wy = point["workgroup"]
     if wx * wy > device.max_work_group_size:
         return f"work-group {wx * wy} > device max {device.max_work_group_size}"
-    lb = local_bytes(point)
+    lb = local_bytes(point) if point["temporal"] == "none" else 0  # (temporal: its constraint)
     if lb > device.local_mem_bytes:
         return f"local tile {lb} B > device local memory {device.local_mem_bytes} B"
     n = sizes(point, device, False)["n"]
@@ -453,21 +365,24 @@ def flops(point, sizes):
     return 9 * sizes["n"] ** 2 * point["sweeps"]
 
 
+PING_PONG = (("u_new", "u"),)
+#: the other transforms' values a temporally blocked point needs (it tiles by itself)
+PLAIN = {"vector_width": 1, "block_y": 1, "block_x": 1, "local": "none"}
+
 SPEC = BenchmarkSpec(
     name="jacobi",
     description=__doc__.strip().splitlines()[0],
     program=program,
-    params={"dtype": tuple(DTYPES), "boundary": ("branch", "padded", "temporal"),
-            "sweeps": (1, *TEMPORAL_SWEEPS)},
+    params={"dtype": tuple(DTYPES), "boundary": ("branch", "padded")},
     knobs={
+        **temporal_knobs(2, PING_PONG),
         "vector_width": Knob("vector", (1, 4, 8, 16),
                              {"iname": "j", "arrays": ("u", "f", "u_new"),
                               "temporaries": ("w", "e"), "size": "n"}),
         "block_y": Knob("register_block", (1, 2, 4), {"iname": "i"}),
         "block_x": Knob("register_block", (1, 2, 4), {"iname": "j"}),
         "workgroup": Knob("workgroup", WORKGROUPS, {"inames": ("j", "i")}),
-        "local": Knob("local_tile", ("none", "static", "dynamic"),
-                      {"array": "u", "own_tiles": ("u_tile", "f_tile")}),
+        "local": Knob("local_tile", ("none", "static", "dynamic"), {"array": "u"}),
     },
     inputs=inputs,
     reference=reference,
@@ -476,15 +391,16 @@ SPEC = BenchmarkSpec(
     metrics={"bytes": bytes_moved, "points": points_updated},
     sweep=[VARIANTS[name] for name in VARIANTS],
     quick_sweep=[VARIANTS["baseline"], VARIANTS["BE"], VARIANTS["vec4_BE"]],
-    constraints=[_temporal_form, _cache_needs_padded_scalar, _fits_device],
+    constraints=[temporal_constraint(program, PING_PONG, params=("dtype", "boundary"),
+                                     defaults=PLAIN, sizes=sizes),
+                 _cache_needs_padded_scalar, _fits_device],
     group="application",
     tolerance={"float32": 1e-5, "float64": 1e-12},
     hooks=ApplicationHooks(
         variants=VARIANTS,
         baseline="baseline",
         variant_name=variant_name,
-        ping_pong=(("u_new", "u"),),
-        steps=lambda point: point["sweeps"],
+        ping_pong=PING_PONG,
         flops=flops,
         compulsory_bytes=compulsory_bytes,
         peers=PEERS,
@@ -494,8 +410,7 @@ SPEC = BenchmarkSpec(
                    "write u_new (12 B in float32, 24 B in float64), per sweep: k sweeps per "
                    "launch count k × 12 B per point"),
     # for the tests: a point's tile, its local-memory footprint, the logical grid of a buffer
-    extra={"grid": from_layout, "local_bytes": local_bytes, "tile": tile,
-           "temporal_tile": temporal_tile},
+    extra={"grid": from_layout, "local_bytes": local_bytes, "tile": tile},
 )
 
 # }}}

@@ -503,14 +503,42 @@ def _constraints(spec: BenchmarkSpec, st: Stencil) -> tuple[Callable[[Any, Any],
 
 def derive_space(spec: BenchmarkSpec) -> DerivedSpace:
     """The automatic space of *spec*'s program (at its default parameters); never raises: a
-    program it cannot read gives an empty space with the reason."""
+    program it cannot read gives an empty space with the reason. A program with a ping-pong
+    pair that temporal blocking can take gets the temporal axes first (``temporal_axes``)."""
     try:
-        st = analyse_program(spec.program(spec.complete({})))
+        t = spec.program(spec.complete({}))
+        st = analyse_program(t)
     except NotAStencil as exc:
         return DerivedSpace({}, (), None, str(exc))
     except Exception as exc:  # noqa: BLE001 -- a broken program is reported by validation
         return DerivedSpace({}, (), None, f"{type(exc).__name__}: {exc}".splitlines()[0])
-    return DerivedSpace(knobs_for(st), _constraints(spec, st), st)
+    knobs, constraints = knobs_for(st), _constraints(spec, st)
+    temporal = temporal_axes(spec, st, t, knobs)
+    if temporal is not None:
+        knobs = {**temporal[0], **knobs}
+        constraints = (temporal[1], *constraints)
+    return DerivedSpace(knobs, constraints, st)
+
+
+def temporal_axes(spec: BenchmarkSpec, st: Stencil, t: Any, knobs: Mapping[str, Knob]
+                  ) -> tuple[dict[str, Knob], Callable[[Any, Any], str | None]] | None:
+    """The temporal axes and their constraint, when *spec* declares ping-pong pairs and its
+    program can be blocked in time; the other transforms stay at their first (identity)
+    values on a temporal point."""
+    from gencl.generate.temporal import (
+        NotTemporal, read_temporal_form, temporal_constraint, temporal_knobs)
+
+    if not spec.hooks.ping_pong:
+        return None
+    try:
+        read_temporal_form(t, spec.hooks.ping_pong)
+    except NotTemporal:
+        return None
+    roles = _roles(st)
+    plain = {knob: knobs[knob].values[0] for role, knob in roles.items() if role != "workgroup"}
+    return temporal_knobs(st.ndim, spec.hooks.ping_pong), temporal_constraint(
+        spec.program, spec.hooks.ping_pong, params=tuple(spec.params), defaults=plain,
+        sizes=spec.sizes, workgroup=roles["workgroup"])
 
 
 def wants_derived_space(spec: BenchmarkSpec) -> bool:

@@ -17,17 +17,25 @@ objective, the model, the solver):
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Mapping
 from typing import Any
 
 from gencl.errors import GenclError
-from gencl.spec import compulsory_bytes, matches, steps_per_launch
+from gencl.spec import (
+    SWEEPS_AXIS,
+    TEMPORAL_AXIS,
+    TEMPORAL_POINTS_AXIS,
+    compulsory_bytes,
+    matches,
+    steps_per_launch,
+)
 
 #: the generic axes of temporal blocking (the transform's interface): its scheme ("none": the
 #: program untouched) and k, the sweeps one launch runs
-SCHEME_AXIS, SWEEPS_AXIS, POINTS_AXIS, NO_SCHEME = "temporal", "sweeps", "temporal_points", "none"
+#: the scheme value of a point that is not temporally blocked
+NO_SCHEME = "none"
+SCHEME_AXIS, POINTS_AXIS = TEMPORAL_AXIS, TEMPORAL_POINTS_AXIS
 
 #: the keys ``tile_traffic`` reports, per launch
 TRAFFIC_KEYS = ("global_read_bytes", "global_write_bytes", "point_updates", "local_read_bytes",
@@ -120,20 +128,16 @@ def temporal_traffic(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, in
                      ) -> dict[str, float] | None:
     """What one launch of a temporally blocked *point* moves and computes
     (``gencl.generate.temporal.tile_traffic``: ``TRAFFIC_KEYS``), or None: a point without a
-    temporal scheme, or a transform that reports no traffic (the point is priced as any other)."""
+    temporal scheme, or a program the transform does not take (priced as any other point)."""
     scheme = point.get(SCHEME_AXIS, NO_SCHEME)
     if scheme in (None, NO_SCHEME):
         return None
+    from gencl.generate.temporal import NotTemporal, read_temporal_form, tile_traffic
+
     try:
-        temporal = importlib.import_module("gencl.generate.temporal")
-    except ImportError:
+        form = read_temporal_form(spec.program(dict(point)), spec.hooks.ping_pong)
+    except NotTemporal:
         return None
-    tile_traffic = getattr(temporal, "tile_traffic", None)
-    make_form = getattr(temporal, "temporal_form", None) or getattr(
-        getattr(temporal, "TemporalForm", None), "from_program", None)
-    if tile_traffic is None or make_form is None:
-        return None
-    form = make_form(spec.program(dict(point)), spec.hooks.ping_pong)
     traffic = tile_traffic(form, scheme, point.get(SWEEPS_AXIS, 1), tuple(point["workgroup"]),
                            tuple(point.get(POINTS_AXIS) or ()), dict(sizes))
     return {k: float(traffic[k]) for k in TRAFFIC_KEYS if k in traffic}

@@ -38,7 +38,9 @@ class ApplicationHooks:
             input (a time step). With pairs, correctness is checked over several launches with
             the buffers swapped; without, over one launch.
         steps: time steps one launch advances (a temporal-blocking launch runs k sweeps). Times
-            per step are launch time / steps. Default: 1.
+            per step are launch time / steps; the reference is applied that many times per
+            launch. Default: the ``sweeps`` of a point whose ``temporal`` axis is not ``none``,
+            else 1.
         flops: floating-point operations per launch. Default: the ``flops`` metric if the spec
             has one, else none (the report then has no flop rates).
         compulsory_bytes: the traffic no implementation can avoid per launch (each input read
@@ -107,8 +109,19 @@ def _text(value: Any) -> str:
     return "x".join(map(str, value)) if isinstance(value, tuple | list) else str(value)
 
 
+#: the axes of temporal blocking, the same in hand-bound and derived spaces: the scheme
+#: (``none`` = one step per launch), the steps per launch, points per work item per axis
+TEMPORAL_AXIS, SWEEPS_AXIS, TEMPORAL_POINTS_AXIS = "temporal", "sweeps", "temporal_points"
+
+
 def steps_per_launch(spec: BenchmarkSpec, point: Point) -> int:
-    return int(spec.hooks.steps(point)) if spec.hooks.steps is not None else 1
+    """Time steps one launch of *point* advances: the ``steps`` hook, else the sweeps of a
+    temporally blocked point (``temporal`` not ``none``), else 1."""
+    if spec.hooks.steps is not None:
+        return int(spec.hooks.steps(point))
+    if point.get(TEMPORAL_AXIS, "none") != "none":
+        return int(point.get(SWEEPS_AXIS, 1))
+    return 1
 
 
 def flops_per_launch(spec: BenchmarkSpec, point: Point, sizes: Sizes) -> float | None:

@@ -12,6 +12,7 @@ from gencl.generate.knobs import (
     local_tile,
     register_block,
     streaming,
+    temporal,
     trip_count,
     unroll,
     vector,
@@ -38,7 +39,7 @@ TRANSFORMS: dict[str, Transform] = {
         workgroup.TRANSFORM, branch.TRANSFORM, local_memory.TRANSFORM,
         local_memory.PAD_TRANSFORM, local_memory.ALLOCATION_TRANSFORM,
         register_block.TRANSFORM, local_tile.TRANSFORM, streaming.TRANSFORM,
-        array_layout.TRANSFORM)
+        array_layout.TRANSFORM, temporal.TRANSFORM, temporal.PARAMETER_TRANSFORM)
 }
 
 __all__ = ["PAD_ARG", "TRANSFORMS", "Transform", "cache_in_local", "extract_unaligned_reads",

@@ -15,7 +15,10 @@ def map_to_workgroups(t: lp.TranslationUnit, inames: Sequence[str],
     """Split ``inames[k]`` by ``shape[k]``: outer part ``g.k``, inner part ``l.k``.
 
     Extents that are not multiples of the work-group size are guarded by loopy, so any size runs.
+    A program that maps its axes onto work-groups itself (a temporal form) is left as it is.
     """
+    if mapped_to_workgroups(t):
+        return t
     known = t.default_entrypoint.all_inames()
     for axis, (iname, size) in enumerate(zip(inames, shape)):
         # follow an earlier split (e.g. by the vector knob): "i" became "i_outer" + "i_inner"
@@ -23,6 +26,14 @@ def map_to_workgroups(t: lp.TranslationUnit, inames: Sequence[str],
             iname = f"{iname}_outer"
         t = lp.split_iname(t, iname, int(size), outer_tag=f"g.{axis}", inner_tag=f"l.{axis}")
     return t
+
+
+def mapped_to_workgroups(t: lp.TranslationUnit) -> bool:
+    """Whether some iname of *t* is already a local (work-item) axis."""
+    from loopy.kernel.data import LocalInameTag
+
+    knl = t.default_entrypoint
+    return any(knl.iname_tags_of_type(name, LocalInameTag) for name in knl.all_inames())
 
 
 def _apply(t: lp.TranslationUnit, value: Any, *, point: Any, inames: Sequence[str]):

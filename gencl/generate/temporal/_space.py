@@ -1,0 +1,126 @@
+"""The temporal axes of a space and their constraints (hand-bound and derived spaces alike).
+
+Axes (``gencl.spec``'s names): ``temporal`` (``none``, ``tile``, ``stream``), ``sweeps`` (k) and
+``temporal_points`` (points per work item per axis, contiguous first; for ``stream`` the
+outermost entry is the chunk of planes), with the space's ``workgroup`` axis for the group
+shape. ``temporal_knobs`` gives the axes, ``temporal_constraint`` the rule that keeps them
+consistent and within the device.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from gencl.generate.temporal._form import NotTemporal, TemporalForm, read_temporal_form
+from gencl.generate.temporal._geometry import geometry
+from gencl.generate.temporal._program import local_bytes
+from gencl.spec import SWEEPS_AXIS, TEMPORAL_AXIS, TEMPORAL_POINTS_AXIS, Knob
+
+#: sweeps per launch offered, by number of axes (deeper in 2-D: a plane's halo is cheaper)
+SWEEPS = {2: (1, 2, 4, 6, 8), 3: (1, 2, 3, 4)}
+#: points per work item, contiguous axis first, by number of axes: the tile scheme's (large
+#: tiles: small ones lose to halo recomputation) and the stream scheme's (outermost: the chunk)
+TILE_POINTS = {2: ((1, 2), (1, 4), (1, 8), (2, 8)), 3: ((1, 2, 4), (1, 1, 8), (2, 2, 4))}
+STREAM_POINTS = {2: ((1, 128), (1, 512), (2, 256)), 3: ((1, 1, 64), (1, 2, 64), (2, 2, 64),
+                                                         (1, 2, 256))}
+#: output points a tile-scheme work-group owns at least (smaller tiles lose to the margin they
+#: recompute: issue 14's 222 µs per sweep with work-group-sized tiles)
+MIN_TILE = 1024
+#: private values a work item keeps per owned point (staging, registers): more spill
+MAX_OWNED = 48
+#: local memory the runtime keeps per work-group (CUDA reserves 1 KiB of shared memory per
+#: block for system use since sm_80; NVIDIA's OpenCL runs on the same hardware)
+LOCAL_RESERVE = 1024
+
+
+def temporal_knobs(ndim: int, ping_pong: Sequence[tuple[str, str]]) -> dict[str, Knob]:
+    """The three temporal axes (apply them first: the scheme replaces the program)."""
+    default = (1,) * ndim
+    return {
+        TEMPORAL_AXIS: Knob("temporal", ("none", "tile", "stream"),
+                            {"ping_pong": tuple(tuple(p) for p in ping_pong)}),
+        SWEEPS_AXIS: Knob("temporal_parameter", SWEEPS.get(ndim, (1, 2, 4))),
+        TEMPORAL_POINTS_AXIS: Knob("temporal_parameter", (
+            default, *TILE_POINTS.get(ndim, ()), *STREAM_POINTS.get(ndim, ()))),
+    }
+
+
+def temporal_constraint(program: Callable[[Any], Any], ping_pong: Sequence[tuple[str, str]],
+                        *, params: Sequence[str], defaults: Mapping[str, Any],
+                        sizes: Callable[[Any, Any, bool], Mapping[str, int]],
+                        workgroup: str = "workgroup") -> Callable[[Any, Any], str | None]:
+    """The constraint of the temporal axes.
+
+    Args:
+        program: the spec's program function (read at each point's parameters, cached).
+        params: the program parameters (the form is read once per their values).
+        defaults: the other transforms' axes and the value a temporal point needs them at
+            (vector width 1, no register block, no streaming, no local tile).
+        sizes: the spec's sizes function (tiles no larger than the timing sizes).
+    """
+    forms: dict[str, TemporalForm | str] = {}
+
+    def form_of(point: Mapping[str, Any]) -> TemporalForm | str:
+        key = repr([point.get(p) for p in params])
+        if key not in forms:
+            try:
+                forms[key] = read_temporal_form(program(dict(point)), ping_pong)
+            except NotTemporal as exc:
+                forms[key] = str(exc)
+        return forms[key]
+
+    def constraint(point: Mapping[str, Any], device: Any) -> str | None:
+        scheme, k, pts = point[TEMPORAL_AXIS], point[SWEEPS_AXIS], tuple(
+            point[TEMPORAL_POINTS_AXIS])
+        if scheme == "none":
+            if k != 1:
+                return "sweeps > 1 needs temporal blocking (temporal tile or stream)"
+            if any(p != 1 for p in pts):
+                return "temporal points are the temporal schemes' (1 per axis without)"
+            return None
+        if k == 1:
+            return "temporal blocking runs sweeps > 1 (one sweep is the plain program)"
+        for axis, value in defaults.items():
+            if point[axis] != value:
+                return f"temporal blocking takes {axis} = {value} (its own tiling)"
+        form = form_of(point)
+        if isinstance(form, str):
+            return f"temporal: {form}"
+        stream_points = pts in STREAM_POINTS.get(form.ndim, ())
+        if (scheme == "stream") != stream_points:
+            return f"temporal points {pts} are not the {scheme} scheme's"
+        try:
+            geo = geometry(form, scheme, k, point[workgroup], pts)
+        except NotTemporal as exc:
+            return f"temporal: {exc}"
+        if scheme == "tile" and math.prod(geo.tile) < MIN_TILE:
+            return f"tile of {math.prod(geo.tile)} points < {MIN_TILE} (the margin would dominate)"
+        if geo.per_item > MAX_OWNED:
+            return f"{geo.per_item} tile points per work item > {MAX_OWNED} (spills)"
+        if device is None:
+            return None
+        items = math.prod(geo.group)
+        if items > device.max_work_group_size:
+            return f"work-group {items} > device max {device.max_work_group_size}"
+        nbytes = local_bytes(form, geo)
+        if nbytes > device.local_mem_bytes - LOCAL_RESERVE:
+            return (f"temporal tile {nbytes} B > device local memory {device.local_mem_bytes} B "
+                    f"less {LOCAL_RESERVE} B reserved")
+        timing = sizes(point, device, False)
+        for extent, t in zip(form.extents, geo.tile):
+            n = _evaluate(extent, timing)
+            if n is not None and t > n:
+                return f"temporal tile {t} larger than the extent {n} it runs at"
+        return None
+
+    return constraint
+
+
+def _evaluate(expr: str, sizes: Mapping[str, Any]) -> int | None:
+    import pymbolic
+    try:
+        return int(pymbolic.evaluate(pymbolic.parse(expr), dict(sizes)))
+    except Exception:  # noqa: BLE001 -- an unknown variable
+        return None

@@ -1,0 +1,199 @@
+"""Scheme "tile": overlapped tiling, the halo recomputed, k sweeps on one ``__local`` tile.
+
+A work-group of shape W owns an output tile T = W × P points (P points per work item per axis).
+It loads the tile plus the k-sweep margin (L = T + k·(lo + hi) per axis) of the input into one
+``__local`` tile; each work item owns the tile points ``l + W·q`` (q < ceil(L / W) per axis, an
+unrolled loop). Read-only arrays read only at the point go to private registers for the owned
+points. Each sweep s computes, for every owned point still valid at sweep s (inside the margin
+not yet consumed) and inside the physical interior, the new value into a private staging array;
+barrier; writes the staged values to the tile; barrier. Points outside the interior keep their
+loaded value (the boundary). After k sweeps the T points inside the interior go to the output.
+Every global load is guarded by the array's bounds (tiles overhang the grid). One tile plus
+private staging needs half the local memory of two ping-pong tiles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import loopy as lp
+import pymbolic.primitives as prim
+from pymbolic import parse
+
+from gencl.generate.temporal._form import TemporalForm
+from gencl.generate.temporal._geometry import Geometry
+from gencl.generate.temporal._names import fresh_prefix
+from gencl.generate.temporal._update import place_update
+
+
+def _and(conds: list[Any]) -> Any:
+    conds = [c for c in conds if c is not True]
+    if not conds:
+        return True
+    return conds[0] if len(conds) == 1 else prim.LogicalAnd(tuple(conds))
+
+
+def in_bounds(form: TemporalForm, index: list[Any]) -> Any:
+    """Whether buffer *index* lies inside the input's shape."""
+    return _and([c for d, b in enumerate(index) for c in (
+        prim.Comparison(b, ">=", 0), prim.Comparison(b, "<", parse(form.shape[d])))])
+
+
+def arguments_and_domains(form: TemporalForm, geo: Geometry, v: str) -> tuple[list, list[str]]:
+    """The program's arguments, and the domains of the group and local inames."""
+    knl = form.kernel
+    args = list(knl.args)
+    domains = []
+    for d in range(form.ndim):
+        if geo.scheme == "stream" and d == 0:
+            domains.append(f"{{[{v}g0]: 0 <= {v}g0 and {geo.points[0]} * {v}g0 < "
+                           f"{form.extents[0]}}}")
+            continue
+        domains.append(f"{{[{v}g{d}]: 0 <= {v}g{d} and {geo.tile[d]} * {v}g{d} < "
+                       f"{form.extents[d]}}}")
+        domains.append(f"{{[{v}l{d}]: 0 <= {v}l{d} < {geo.group[d]}}}")
+    if form.extra_domain:
+        domains.append(form.extra_domain)
+    return args, domains
+
+
+def hardware_tags(geo: Geometry, v: str) -> dict[str, str]:
+    """Group and local iname tags: axis 0 of OpenCL is the contiguous (last) axis."""
+    n = geo.ndim
+    tags = {}
+    for d in range(n):
+        tags[f"{v}g{d}"] = f"g.{n - 1 - d}"
+        if not (geo.scheme == "stream" and d == 0):
+            tags[f"{v}l{d}"] = f"l.{n - 1 - d}"
+    return tags
+
+
+def tile_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
+    """The tile scheme's program (see the module docstring)."""
+    knl = form.kernel
+    v = fresh_prefix(knl)
+    n, k = form.ndim, geo.sweeps
+    var = prim.Variable
+    dtype = knl.arg_dict[form.output].dtype
+    args, domains = arguments_and_domains(form, geo, v)
+    tile_name, stage = f"{v}tile", f"{v}new"
+    loops = {"load": "a", "sweep": "c", "back": "w", **({"reg": "f"} if form.registers else {})}
+    for c in loops.values():
+        for d in range(n):
+            domains.append(f"{{[{v}{c}{d}]: 0 <= {v}{c}{d} < {geo.owned[d]}}}")
+    for d in range(n):
+        domains.append(f"{{[{v}o{d}]: 0 <= {v}o{d} < {geo.points[d]}}}")
+    domains.append(f"{{[{v}s]: 0 <= {v}s < {k}}}")
+    hw = frozenset(hardware_tags(geo, v))
+
+    def local(c: str) -> list[Any]:  # tile coordinate of a work item's owned point
+        return [var(f"{v}l{d}") + geo.group[d] * var(f"{v}{c}{d}") for d in range(n)]
+
+    def interior_coord(tt: list[Any]) -> list[Any]:  # interior coordinate of a tile point
+        return [geo.tile[d] * var(f"{v}g{d}") + (tt[d] - k * geo.lo[d] if k * geo.lo[d] else
+                                                 tt[d]) for d in range(n)]
+
+    def in_tile(tt: list[Any]) -> list[Any]:
+        return [prim.Comparison(tt[d], "<", geo.loaded[d]) for d in range(n)
+                if geo.loaded[d] % geo.group[d]]
+
+    def interior(x: list[Any]) -> list[Any]:
+        return [c for d in range(n) for c in (prim.Comparison(x[d], ">=", 0),
+                                               prim.Comparison(x[d], "<", parse(form.extents[d])))]
+
+    def live(tt: list[Any], sweep: Any) -> list[Any]:
+        """Valid after the sweep: the margin consumed so far is (sweep + 1)·(lo, hi)."""
+        out = []
+        for d in range(n):
+            if geo.lo[d]:
+                out.append(prim.Comparison(tt[d], ">=", geo.lo[d] * (sweep + 1)))
+            if geo.hi[d]:
+                out.append(prim.Comparison(
+                    tt[d], "<", geo.loaded[d] - geo.hi[d] * (sweep + 1)))
+        return out
+
+    insns: list[Any] = []
+    # load the input tile (zero outside the buffer)
+    tt = local("a")
+    buf = [x + form.out_offsets[d] for d, x in enumerate(interior_coord(tt))]
+    insns.append(lp.Assignment(
+        var(tile_name)[tuple(tt)],
+        prim.If(in_bounds(form, buf), var(form.input)[tuple(buf)], 0),
+        id=f"{v}load", within_inames=hw | {f"{v}a{d}" for d in range(n)},
+        predicates=frozenset(in_tile(tt))))
+    load_ids = {f"{v}load"}
+    # read-only arrays read at the point: private registers for the owned points
+    temps = [lp.TemporaryVariable(tile_name, dtype, shape=geo.loaded,
+                                  address_space=lp.AddressSpace.LOCAL),
+             lp.TemporaryVariable(stage, dtype, shape=geo.owned,
+                                  address_space=lp.AddressSpace.PRIVATE)]
+    tt = local("f")
+    x = interior_coord(tt)
+    for name, offs in form.registers.items():
+        reg = f"{v}reg_{name}"
+        temps.append(lp.TemporaryVariable(reg, knl.arg_dict[name].dtype, shape=geo.owned,
+                                          address_space=lp.AddressSpace.PRIVATE))
+        insns.append(lp.Assignment(
+            var(reg)[tuple(var(f"{v}f{d}") for d in range(n))],
+            var(name)[tuple(x[d] + offs[d] for d in range(n))],
+            id=f"{v}reg_{name}", within_inames=hw | {f"{v}f{d}" for d in range(n)},
+            predicates=frozenset(in_tile(tt) + interior(x) + live(tt, 0))))
+        load_ids.add(f"{v}reg_{name}")
+
+    sweep = var(f"{v}s")
+    insns.append(lp.BarrierInstruction(f"{v}bar_top", synchronization_kind="local",
+                                       mem_kind="local", depends_on=frozenset(load_ids),
+                                       within_inames=frozenset({f"{v}s"})))
+    tt = local("c")
+    x = interior_coord(tt)
+    at = tuple(var(f"{v}c{d}") for d in range(n))
+    temporaries: dict[str, str] = {}
+    update, last = place_update(
+        form, prefix=f"{v}u_", coords={form.inames[d]: x[d] for d in range(n)},
+        read_input=lambda off: var(tile_name)[tuple(tt[d] + off[d] for d in range(n))],
+        read_register=lambda name: var(f"{v}reg_{name}")[at],
+        result=var(stage)[at],
+        within=frozenset(hw | {f"{v}s"} | {f"{v}c{d}" for d in range(n)}),
+        predicates=frozenset(in_tile(tt) + interior(x) + live(tt, sweep)),
+        depends_on=frozenset({f"{v}bar_top"}), temporaries=temporaries)
+    insns += update
+    insns.append(lp.BarrierInstruction(f"{v}bar_mid", synchronization_kind="local",
+                                       mem_kind="local", depends_on=frozenset({last}),
+                                       within_inames=frozenset({f"{v}s"})))
+    tt = local("w")
+    x = interior_coord(tt)
+    insns.append(lp.Assignment(
+        var(tile_name)[tuple(tt)], var(stage)[tuple(var(f"{v}w{d}") for d in range(n))],
+        id=f"{v}back", depends_on=frozenset({f"{v}bar_mid"}),
+        within_inames=frozenset(hw | {f"{v}s"} | {f"{v}w{d}" for d in range(n)}),
+        predicates=frozenset(in_tile(tt) + interior(x) + live(tt, sweep))))
+    insns.append(lp.BarrierInstruction(f"{v}bar_end", synchronization_kind="local",
+                                       mem_kind="local", depends_on=frozenset({f"{v}back"})))
+    # the output tile: interior points only (the boundary sits in both buffers already)
+    tt = [k * geo.lo[d] + var(f"{v}l{d}") + geo.group[d] * var(f"{v}o{d}") for d in range(n)]
+    x = [geo.tile[d] * var(f"{v}g{d}") + var(f"{v}l{d}") + geo.group[d] * var(f"{v}o{d}")
+         for d in range(n)]
+    insns.append(lp.Assignment(
+        var(form.output)[tuple(x[d] + form.out_offsets[d] for d in range(n))],
+        var(tile_name)[tuple(tt)], id=f"{v}store", depends_on=frozenset({f"{v}bar_end"}),
+        within_inames=frozenset(hw | {f"{v}o{d}" for d in range(n)}),
+        predicates=frozenset(interior(x)[1::2])))
+    for name, new in temporaries.items():
+        tv = knl.temporary_variables[name]
+        temps.append(lp.TemporaryVariable(new, tv.dtype, shape=(),
+                                          address_space=lp.AddressSpace.PRIVATE))
+    # dependencies as written: loopy would add one from each reader of a tile or ring to its
+    # single writer and sync them, when the barriers written here order them already
+    insns = [i.copy(depends_on_is_final=True) for i in insns]
+    t = lp.make_kernel(domains, insns, args + temps, name=knl.name,
+                       target=lp.PyOpenCLTarget(), lang_version=(2018, 2),
+                       seq_dependencies=False, silenced_warnings=_SILENCED)
+    t = lp.tag_inames(t, hardware_tags(geo, v))
+    t = lp.tag_inames(t, {f"{v}{c}{d}": "unr" for c in [*loops.values(), "o"]
+                          for d in range(n)})
+    return lp.prioritize_loops(t, ",".join([f"{v}s"] + [f"{v}c{d}" for d in range(n)]))
+
+
+#: the tile is written by every work-group (loopy cannot see the ownership is disjoint); the
+#: staging array is written and read under the same predicate in different loops
+_SILENCED = ["write_race*", "v1_scheduler_fallback", "read_no_write*"]
