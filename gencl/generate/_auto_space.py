@@ -536,9 +536,24 @@ def temporal_axes(spec: BenchmarkSpec, st: Stencil, t: Any, knobs: Mapping[str, 
         return None
     roles = _roles(st)
     plain = {knob: knobs[knob].values[0] for role, knob in roles.items() if role != "workgroup"}
-    return temporal_knobs(st.ndim, spec.hooks.ping_pong), temporal_constraint(
-        spec.program, spec.hooks.ping_pong, params=tuple(spec.params), defaults=plain,
-        sizes=spec.sizes, workgroup=roles["workgroup"])
+    axes = temporal_knobs(st.ndim, spec.hooks.ping_pong)
+    rule = temporal_constraint(spec.program, spec.hooks.ping_pong, params=tuple(spec.params),
+                               defaults=plain, sizes=spec.sizes, workgroup=roles["workgroup"])
+    # a scheme no work-group and points can take here (a wide halo: the margins of a radius-4
+    # star overflow every tile) is not offered
+    base = {**spec.complete({}), **plain}
+    t_axis, k_axis, p_axis = list(axes)[:3]
+    k_min = min(k for k in axes[k_axis].values if k > 1)
+    fits = {(s, p) for s in axes[t_axis].values[1:] for p in axes[p_axis].values
+            if any(rule({**base, t_axis: s, k_axis: k_min, p_axis: p, roles["workgroup"]: wg},
+                        None) is None for wg in knobs[roles["workgroup"]].values)}
+    if not fits:
+        return None
+    axes[t_axis] = dataclasses.replace(axes[t_axis], values=("none", *(
+        s for s in axes[t_axis].values[1:] if any(f[0] == s for f in fits))))
+    axes[p_axis] = dataclasses.replace(axes[p_axis], values=(axes[p_axis].values[0], *(
+        p for p in axes[p_axis].values[1:] if any(f[1] == p for f in fits))))
+    return axes, rule
 
 
 def wants_derived_space(spec: BenchmarkSpec) -> bool:

@@ -15,7 +15,7 @@ from gencl.generate import analyse_program, derive_space, describe_space, lower,
 from gencl.generate._auto_space import local_tile_bytes, tile
 from gencl.measure import verify_variant
 from gencl.space import DeviceLimits, limits_for
-from gencl.spec import load_spec
+from gencl.spec import ApplicationHooks, load_spec
 from tests.generate_tests._stencils import star_spec
 
 H200 = limits_for("nvidia")
@@ -57,10 +57,13 @@ def test_derived_axes_do_not_depend_on_names():
     """The suite's 7-point heat step and a 7-point star with other array and iname names get the
     same transforms with the same values, bound to their own names."""
     mine = derive_space(load_spec("laplace3d")).knobs
-    other = derive_space(star_spec(radius=1)).knobs
+    other = derive_space(dataclasses.replace(  # a ping-pong pair: the temporal axes too
+        star_spec(radius=1), hooks=ApplicationHooks(ping_pong=(("b", "a"),)))).knobs
     assert [k.transform for k in mine.values()] == [k.transform for k in other.values()]
     assert [k.values for k in mine.values()] == [k.values for k in other.values()]
-    assert list(other) == ["vector_width", "block_y", "stream_z", "workgroup", "local_a"]
+    assert list(other) == ["temporal", "sweeps", "temporal_points", "vector_width", "block_y",
+                           "stream_z", "workgroup", "local_a"]
+    assert other["temporal"].options == {"ping_pong": (("b", "a"),)}
     assert other["stream_z"].options == {"iname": "z"}
     assert other["workgroup"].options == {"inames": ("x", "y", "z")}
 
@@ -85,7 +88,8 @@ def test_benchmarks_keep_the_space_they_declare():
 
 def test_loader_fills_the_knobs_of_a_knob_less_spec():
     spec = load_spec("laplace3d")
-    assert list(spec.knobs) == ["vector_width", "block_j", "stream_k", "workgroup", "local_u"]
+    assert list(spec.knobs) == ["temporal", "sweeps", "temporal_points", "vector_width",
+                                "block_j", "stream_k", "workgroup", "local_u"]
     assert spec.knobs["stream_k"].transform == "streaming"
     lines = describe_space(spec, H200)
     assert "space derived from the program" in lines[0]

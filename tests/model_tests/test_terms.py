@@ -63,8 +63,9 @@ def _jacobi_stats(**knobs):
     from gencl.spec import load_spec
 
     spec = load_spec("jacobi")
-    point = {"dtype": "float32", "boundary": "padded", "sweeps": 1, "vector_width": 1,
-             "block_y": 1, "block_x": 1, "workgroup": [32, 4], "local": "none", **knobs}
+    point = spec.complete({"dtype": "float32", "boundary": "padded", "vector_width": 1,
+                           "block_y": 1, "block_x": 1, "workgroup": [32, 4], "local": "none",
+                           **knobs})
     return compute_stats(transform_program(spec, point), {"n": 256}, subgroup_size=32)
 
 
