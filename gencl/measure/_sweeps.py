@@ -39,7 +39,7 @@ SCHEME_AXIS, POINTS_AXIS = TEMPORAL_AXIS, TEMPORAL_POINTS_AXIS
 
 #: the keys ``tile_traffic`` reports, per launch
 TRAFFIC_KEYS = ("global_read_bytes", "global_write_bytes", "point_updates", "local_read_bytes",
-                "local_write_bytes", "barriers")
+                "local_write_bytes", "barriers_per_group")
 
 
 def time_per_sweep(spec: Any, record: Any) -> float | None:
@@ -172,7 +172,7 @@ def sweep_figures(spec: Any, record: Mapping[str, Any], *, copy_bw: float | None
             global_bytes_per_sweep=(traffic.get("global_read_bytes", 0.0)
                                     + traffic.get("global_write_bytes", 0.0)) / k,
             local_bytes_per_sweep=local, local_bw_Bps=local / t if t else None,
-            barriers_per_group_per_sweep=traffic.get("barriers", 0.0) / k)
+            barriers_per_group_per_sweep=traffic.get("barriers_per_group", 0.0) / k)
         cells = grid if grid is not None else grid_points(spec, point, sizes)
         if cells and "point_updates" in traffic:
             out["redundant_updates_pct"] = (traffic["point_updates"] / k - cells) / cells * 100

@@ -218,7 +218,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     t_dispatch = stats.groups * p.group_dispatch_s
     waves = math.ceil(stats.groups / max(p.compute_units, 1))
     balance = stats.groups / (waves * p.compute_units) if waves else 1.0
-    barriers = traffic["barriers"] if traffic else stats.barriers_per_item
+    barriers = traffic["barriers_per_group"] if traffic else stats.barriers_per_item
     t_sync = barriers * stats.groups * max(
         0.0, p.barrier_group_s + p.barrier_item_s * stats.group_size) / p.compute_units
     divergence = 1.0 - 0.5 * stats.divergent_fraction

@@ -34,7 +34,7 @@ def test_single_sweep_point_is_the_nearest_one_sweep_point_of_the_same_layout():
     assert steps_per_launch(SPEC, TB2) == 2 and steps_per_launch(SPEC, single) == 1
     assert SPEC.excluded(single, None) is None
     differ = {k for k in TB2 if TB2[k] != single[k]}
-    assert differ == {"boundary", "sweeps"}  # the workgroup, local tile and dtype are kept
+    assert differ == {"temporal", "sweeps", "temporal_points"}  # work-group, dtype, layout kept
     plain = SPEC.complete(SPEC.hooks.variants["BE"])
     assert single_sweep_point(SPEC, plain) == plain
 

@@ -13,7 +13,7 @@ SPEC = load_spec("jacobi")
 TB4 = SPEC.complete({**SPEC.hooks.variants["TB4"], "workgroup": (32, 4)})
 N = 256
 TRAFFIC = {"global_read_bytes": 3.0e6, "global_write_bytes": 1.0e6, "point_updates": 4 * N * N
-           * 1.25, "local_read_bytes": 8.0e6, "local_write_bytes": 2.0e6, "barriers": 9}
+           * 1.25, "local_read_bytes": 8.0e6, "local_write_bytes": 2.0e6, "barriers_per_group": 9}
 
 
 def _record(point, median_s):
