@@ -71,8 +71,8 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
         out: folder of best.json, best.cl, t4_results.json (default
             ``bench_results/<device>/tuning``, with *quick* ``out/…``).
         callbacks: Optuna trial callbacks (progress: ``gencl.tune._progress.TrialProgress``).
-        predict_progress: ``(spec name, variants) -> progress(k)`` for the guided sampler's
-            up-front predictions.
+        predict_progress: ``(spec name, variants) -> progress(k)`` for each batch the guided
+            sampler counts (the first before trial 1: gencl.tune._lazy).
     """
     import optuna
 
@@ -83,7 +83,8 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
     from gencl.tune._sampler import knob_preferences
     from gencl.tune._space import SearchSpace
     from gencl.tune._storage import open_storage, storage_url
-    from gencl.tune._study import best_trial, make_sampler, predictions, run_study, write_best
+    from gencl.tune._study import (
+        best_trial, lazy_predictor, make_sampler, run_study, write_best)
 
     fixed, size_overrides = dict(fixed or {}), dict(sizes or {})
     evaluator: Any
@@ -129,12 +130,12 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
             raise GenclError(f"tuning workers exited with {codes}")
     else:
         params = load_params(device_json, profile=profile)
-        predicted = predictions(
+        candidates, predictor = lazy_predictor(
             spec, space, sizes_of, params,
-            progress=predict_progress(spec.name, len(space.points())) if predict_progress
-            else None) if sampler == "guided" else {}
-        chosen = make_sampler(sampler, space, seed=seed, predicted=predicted,
-                              preferred=knob_preferences(spec, params))
+            progress=(lambda n: predict_progress(spec.name, n)) if predict_progress
+            else None) if sampler == "guided" else (None, None)
+        chosen = make_sampler(sampler, space, seed=seed, predictor=predictor,
+                              candidates=candidates, preferred=knob_preferences(spec, params))
         done = run_study(spec, space, evaluator, study_name=study_name,
                          storage=open_storage(url), sampler=chosen, trials=trials,
                          callbacks=callbacks)

@@ -52,9 +52,13 @@ def evals_to_target(times: Sequence[float | None], best: float,
 
 def _optuna_run(spec: Any, space: SearchSpace, replay: ReplayEngine, sampler_name: str,
                 seed: int, max_evals: int, best: float, target: float,
-                predicted: Mapping[str, float], preferred: Mapping[str, Any]) -> list[float | None]:
-    sampler = make_sampler(sampler_name, space, seed=seed, predicted=predicted,
-                           preferred=preferred)
+                predicted: Mapping[str, float], preferred: Mapping[str, Any],
+                candidates: Sequence[str]) -> list[float | None]:
+    # the guided sampler counts its predictions on demand as ``gencl tune`` does (a first batch,
+    # then one per trial), here looked up in the table of the whole space's predictions
+    sampler = make_sampler(sampler_name, space, seed=seed, preferred=preferred,
+                           candidates=candidates,
+                           predictor=lambda keys: [predicted.get(k) for k in keys])
     times: list[float | None] = []
 
     def record(m: Any) -> None:
@@ -102,6 +106,7 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
                            params, workers=workers)
     predicted = {params_key(space.encode(r["point"])): p.time_s
                  for r, p in zip(records, preds) if p}
+    candidates = [params_key(space.encode(r["point"])) for r in records]
     ok = [(p.time_s, r["median_s"], r["point"]) for r, p in zip(records, preds)
           if p and r.get("status") == "ok" and r.get("median_s")]
     acc = accuracy([a for a, _, _ in ok], [b for _, b, _ in ok]) if len(ok) >= 3 else None
@@ -115,7 +120,7 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
         runs[name] = []
         for seed in range(seeds):
             runs[name].append(_optuna_run(spec, space, replay, name, seed, max_evals, best,
-                                          target, predicted, preferred))
+                                          target, predicted, preferred, candidates))
             if progress:
                 progress(name, seed)
     kt_info = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from gencl._commands import (
     command, knob_item, parse_knobs, parse_sizes, positive_int, seed_int, size_item)
@@ -67,7 +68,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
                    fixed=parse_knobs(args.knob), sizes=parse_sizes(args.size), quick=args.quick,
                    seed=args.seed, storage=args.storage, study=args.study, workers=args.workers,
                    replay=args.replay, profile=args.profile, out=args.out,
-                   callbacks=[TrialProgress(args.trials)], predict_progress=_predict_progress)
+                   callbacks=[TrialProgress(args.trials)], predict_progress=_PredictProgress())
     if os.environ.get("GENCL_TUNE_WORKER"):  # a worker of several: the parent reports
         return 0
     if run.point is None:
@@ -88,14 +89,23 @@ def cmd_tune(args: argparse.Namespace) -> int:
     return 0
 
 
-def _predict_progress(spec_name: str, total: int):
-    """The guided sampler's up-front step, said and shown: it takes minutes on a large space."""
-    from gencl.report_console import ProgressLine
+class _PredictProgress:
+    """The guided sampler's first batch (the cold start before trial 1), said and shown; the
+    later batches between trials stay quiet."""
 
-    print(f"model: predicting the time of all {total} variants of {spec_name} before trial 1 "
-          "(loopy's operation and memory counts × the device profile; the guided sampler tries "
-          "the fastest predicted first)", file=sys.stderr, flush=True)
-    return ProgressLine("model: variants predicted", total)
+    def __init__(self) -> None:
+        self.batches = 0
+
+    def __call__(self, spec_name: str, total: int) -> Any:
+        from gencl.report_console import ProgressLine
+
+        self.batches += 1
+        if self.batches > 1:
+            return None
+        print(f"model: predicting {total} variants of {spec_name} before trial 1, covering every "
+              "knob value (loopy's operation and memory counts × the device profile); a few more "
+              "before each later trial, the fastest predicted first", file=sys.stderr, flush=True)
+        return ProgressLine("model: variants predicted", total)
 
 
 def _simulate(args: argparse.Namespace) -> int:
