@@ -168,15 +168,18 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
                   out: str | Path | None = None,
                   progress: Callable[[str, int], None] | None = None) -> dict[str, Any]:
     """Replay search strategies over an exhaustively measured space (``gencl space`` cache):
-    evaluations each needs to reach within 3 % of the best. Writes summary.json and
-    convergence.png into *out* (default ``bench_results/<device>/tuning``); returns the summary."""
+    evaluations each needs to reach within 3 % of the best, and the model's accuracy there.
+    Writes summary.json and convergence.png into *out* (default
+    ``bench_results/<device>/<spec>/tuning``; a sampled cache: the accuracy only); returns the
+    summary."""
     from gencl.model import load_params
     from gencl.tune._replay import ReplayEngine
     from gencl.tune._simulate import goal_check, plot_convergence, simulate
 
     replay = ReplayEngine(cache)
     params = load_params(replay.device, profile=profile)
-    folder = Path(out or f"bench_results/{replay.device.get('slug', 'unknown')}/tuning")
+    folder = Path(out or f"bench_results/{replay.device.get('slug', 'unknown')}/{spec.name}"
+                  "/tuning")
     folder.mkdir(parents=True, exist_ok=True)
     summary, runs = simulate(spec, replay, params, seeds=seeds, max_evals=max_evals,
                              strategies=strategies, kt_strategies=kt_strategies,
@@ -184,8 +187,9 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
     summary["goal"] = goal_check(summary)
     summary["profile_sources"] = dict(params.sources)
     (folder / "summary.json").write_text(dumps_json(summary, indent=1))
-    plot_convergence(runs, summary["best_time_s"], folder / "convergence.png",
-                     f"{spec.name} on {summary['device']}: {summary['space_size']} variants, "
-                     f"{seeds} seeds")
+    if runs:
+        plot_convergence(runs, summary["best_time_s"], folder / "convergence.png",
+                         f"{spec.name} on {summary['device']}: {summary['space_size']} "
+                         f"variants, {seeds} seeds")
     summary["out"] = str(folder)
     return summary

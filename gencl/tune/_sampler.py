@@ -4,7 +4,8 @@ measurements so far, predicts the fastest variants.
 The model (gencl.model) predicts the points of the space before they are measured: that is the
 prior. Predicting is slow (loopy counts each variant), so a sampler given a ``predictor`` counts
 them on demand (gencl.tune._lazy): a first batch covering every knob value before trial 1, one
-more batch before each later trial, the points the predictions so far rank fastest first. Each measured trial says how wrong the model is *there*; gencl.model._calibrate
+more batch before each later trial, the points the predictions so far rank fastest first.
+Each measured trial says how wrong the model is *there*; gencl.model._calibrate
 learns from those residuals one correction per knob value, and the next proposal is the untried
 point with the lowest corrected prediction, less a small bonus for knob values rarely measured
 (an optimistic lower bound, so a family the model underrates still gets looked at).

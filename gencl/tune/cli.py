@@ -31,7 +31,8 @@ def _cfg_tune(p: argparse.ArgumentParser) -> None:
                    help="worker processes on one study")
     p.add_argument("--replay", metavar="CACHE", help="answer from a measured space, no device")
     p.add_argument("--simulate", action="store_true",
-                   help="compare strategies over --cache (20 seeds); writes tuning/summary.json")
+                   help="compare strategies over --cache (20 seeds) and score the model there; "
+                   "writes bench_results/<slug>/<spec>/tuning/summary.json")
     p.add_argument("--cache", help="measured space for --simulate")
     p.add_argument("--seeds", type=positive_int, default=20,
                    help="seeds per strategy in --simulate")
@@ -127,14 +128,19 @@ def _simulate(args: argparse.Namespace) -> int:
     for name, med in summary["evals_to_target"].items():
         print(f"{name:>26}: median {med:g} evaluations to within 3 % "
               f"(reached in {summary['reached_share'][name]:.0%} of seeds)")
-    rho = summary["model_spearman"]
-    print(f"model: Spearman ρ {rho if rho is None else f'{rho:.3f}'}, within ±15 % "
-          f"{summary['model_within_15pct'] or 0:.1%}")
+    if summary.get("strategies_skipped"):
+        print(f"strategies not run: {summary['strategies_skipped']}")
+    rho, gap = summary["model_spearman"], summary.get("model_predicted_best_gap")
+    print(f"model ({summary.get('model_role')}, uncalibrated): Spearman ρ "
+          f"{rho if rho is None else f'{rho:.3f}'}, within ±15 % "
+          f"{summary['model_within_15pct'] or 0:.1%}, predicted best "
+          f"{'?' if gap is None else f'{gap:+.1%}'} from the measured best")
     cal = summary.get("model_calibrated")
     if cal:
         print(f"model corrected by {cal['known_variants']} measured variants: Spearman ρ "
               f"{cal['spearman']:.3f}, within ±15 % {cal['within_15pct']:.1%} on the others")
-    print(f"written {summary['out']}/summary.json, {summary['out']}/convergence.png")
+    plot = "" if summary.get("strategies_skipped") else f", {summary['out']}/convergence.png"
+    print(f"written {summary['out']}/summary.json{plot}")
     return 0
 
 
