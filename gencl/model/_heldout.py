@@ -18,7 +18,7 @@ def model_role(spec_name: str) -> str:
     return "developed on" if spec_name in DEVELOPED_ON else "predicted (held out)"
 
 
-def heldout_note() -> dict[str, object]:
+def heldout_note() -> dict[str, list[str] | str]:
     """The registry as a summary records it."""
     return {"developed_on": sorted(DEVELOPED_ON),
             "predicted": "every other kernel (never looked at while developing the terms)"}
