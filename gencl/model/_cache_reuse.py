@@ -2,21 +2,27 @@
 
 A stencil reads each element several times (its neighbours' reads: the rows above and below in
 2-D, the planes before and after in 3-D). The re-reads beyond an array's footprint are served by
-a cache only while the data between the first and the last use stays in it: the rows or planes
-the resident wave of work-groups keeps live. That live set is the resident work items' distinct
-bytes times the re-read factor (each re-read is one more row or plane held); where it exceeds
-the largest measured cache level (``cache_levels`` of the profile), the share that does not fit
-comes from DRAM again.
+a cache only while the data between the first and the last use stays in it. The live set is
+estimated from what the resident wave of work items touches at once: one access of every global
+site per resident item (its neighbour rows or planes included), as the memory-latency term counts
+bytes in flight. Where it exceeds the largest measured cache level (``cache_levels`` of the
+profile), the share that does not fit comes from DRAM again. Known limit: the reuse distance of
+a plane (3-D) is the data streamed while one plane passes, which loopy's per-launch counts do not
+state; a wave that streams planes is priced as if its in-flight set were the live set.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from gencl.model._params import ModelParams
+from gencl.model._stats import Access
 
 
-def live_bytes(resident_items: float, distinct_bytes_per_item: float, rereads: float) -> float:
-    """Bytes the resident wave keeps live between an element's first and last read."""
-    return resident_items * distinct_bytes_per_item * max(1.0, rereads)
+def live_bytes(resident_items: float, accesses: Iterable[Access]) -> float:
+    """Bytes the resident wave keeps live: one access of every global site per resident item."""
+    return resident_items * sum(a.itemsize * (1 if a.per_lane else a.vec_width)
+                                for a in accesses if a.space == "global")
 
 
 def dram_bytes(moved: float, footprint: float, live: float, p: ModelParams) -> float:

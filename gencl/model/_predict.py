@@ -107,11 +107,9 @@ def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float]:
         useful += a.bytes
         moved[a.array] = moved.get(a.array, 0.0) + a.bytes / access_efficiency(a, p)
     dram = 0.0
-    distinct = sum(stats.footprint.get(a, 0.0) for a in moved) / max(stats.work_items, 1)
-    resident = _concurrency(stats, p) * p.compute_units
+    live = live_bytes(_concurrency(stats, p) * p.compute_units, stats.accesses)
     for array, nbytes in moved.items():
         footprint = stats.footprint.get(array, nbytes)
-        live = live_bytes(resident, distinct, nbytes / max(footprint, 1.0))
         dram += reuse_dram_bytes(nbytes, footprint, live, p)  # neighbours: _cache_reuse
     return dram, useful
 

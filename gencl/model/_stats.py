@@ -23,7 +23,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "5"
+STATS_VERSION = "6"
 
 
 @dataclass(frozen=True)
@@ -251,8 +251,8 @@ def _private_words(knl: Any, env: Mapping[str, int]) -> float:
 
     words = 0.0
     for t in knl.temporary_variables.values():
-        if t.address_space not in (lp.AddressSpace.PRIVATE, lp.auto) or t.dtype is None \
-                or t.dtype is lp.auto:
+        # only declared private: a prefetched tile's space is still auto here (it is local)
+        if t.address_space != lp.AddressSpace.PRIVATE or t.dtype is None or t.dtype is lp.auto:
             continue
         try:
             size = float(np.prod([_value(s, env) for s in t.shape])) if t.shape else 1.0

@@ -98,7 +98,10 @@ def test_neighbour_rereads_hit_while_the_live_set_fits(live, expected):
     assert p.cache_level_bytes == (32000, 1000000) and p.sources["cache_levels"] == "measured"
     assert dram_bytes(3e6, 1e6, live, p) == pytest.approx(expected)
     assert dram_bytes(0.5e6, 1e6, live, p) == 0.5e6  # fewer bytes than the array: no re-read
-    assert live_bytes(1000, 12, 3) == 36000
+    sites = (Access("u", "global", "load", 4, 1, 1.0, 1),
+             Access("u", "global", "load", 4, 4, 1.0, 4),
+             Access("v", "local", "load", 4, 1, 1.0, 1))
+    assert live_bytes(1000, sites) == 1000 * (4 + 16)
 
 
 def test_a_five_point_stencil_rereads_rows_from_the_cache_when_they_fit():
