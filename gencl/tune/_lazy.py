@@ -21,7 +21,7 @@ from gencl.model import encode_points
 from gencl.model._calibrate import one_hot
 
 #: programs counted before trial 1, and before each later trial
-FIRST_BATCH = 48
+FIRST_BATCH = 32
 BATCH = 12
 
 
