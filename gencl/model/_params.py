@@ -54,6 +54,13 @@ class ModelParams:
     barrier_group_s: float     # one barrier of one work-group, on its compute unit: a + b·size
     barrier_item_s: float
     divergence_width: int
+    # vector-typed chains' peaks (the chain benchmark's overall peak), for vectorized variants
+    # (gencl.model._vector_rate); the scalar figures above price the rest
+    sp_vector_flops: float = 0.0
+    dp_vector_flops: float = 0.0
+    int_vector_ops: float = 0.0
+    registers_per_cu: int = 0  # 32-bit registers one compute unit holds (0: no limit known)
+    cache_level_bytes: tuple[int, ...] = ()  # measured cache levels, smallest first
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -108,12 +115,26 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
     line = int(_num(summary, "cache_line_bytes") or device.get("global_cacheline_bytes") or 64)
     glat = get("global_latency_cycles", 500.0 if is_gpu else 200.0) / clock
     ridge = get("sp_ridge_work_items", 1024.0 if is_gpu else 16.0)
+    def vector(key: str, scalar_rate: float) -> float:
+        # the chain benchmark's peak over its vector-typed chains, where the profile also has
+        # the scalar figure apart (else one figure for both: no vector figure measured)
+        scalar = key.replace("_peak_", "_scalar_peak_", 1)
+        value = _num(summary, key) if _num(summary, scalar) is not None else None
+        sources[f"{key} (vector)"] = "measured" if value is not None else "nominal"
+        return value if value is not None else scalar_rate
+
+    registers = int(device.get("registers_per_block") or 0)
+    # the driver's figure (NVIDIA's device attribute), not a benchmark's; a CPU has no such limit
+    sources["registers_per_block"] = "n/a" if not is_gpu else (
+        "reported" if registers else "nominal")
+    dp_rate = rate("dp_peak_flops", sp / (32 if is_gpu else 2))
+    int_rate = rate("int_peak_ops", sp / 2)
     return ModelParams(
         device=str(summary.get("device") or device.get("name") or "unknown"),
         clock_hz=clock, compute_units=cus, subgroup_size=sg,
         sp_flops=sp,
-        dp_flops=rate("dp_peak_flops", sp / (32 if is_gpu else 2)),
-        int_ops=rate("int_peak_ops", sp / 2),
+        dp_flops=dp_rate,
+        int_ops=int_rate,
         sf_ops=get("native_sf_peak_ops", sp / 8),
         dram_bw=dram,
         local_bw=get("local_bw_Bps", 4 * dram),
@@ -138,6 +159,12 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         barrier_group_s=signed("barrier_phase_s", 100.0 / clock),
         barrier_item_s=signed("barrier_phase_s_per_item", 0.0),
         divergence_width=int(_num(summary, "divergence_width_items") or sg),
+        sp_vector_flops=vector("sp_madd_peak_flops", sp),
+        dp_vector_flops=vector("dp_peak_flops", dp_rate),
+        int_vector_ops=vector("int_peak_ops", int_rate),
+        # NVIDIA reports its register file per block (= per SM); a CPU keeps no such limit
+        registers_per_cu=registers if is_gpu else 0,
+        cache_level_bytes=tuple(sorted(s for s in sizes if s > 0)),
         sources=sources,
     )
 
@@ -146,10 +173,10 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
 #: numbers are nominal)
 TERM_SOURCES: dict[str, tuple[str, ...]] = {
     "compute": ("sp_madd_peak_flops", "dp_peak_flops", "int_peak_ops", "native_sf_peak_ops",
-                "sp_ridge_work_items"),
+                "sp_ridge_work_items", "registers_per_block"),
     "memory_bandwidth": ("copy_bw_Bps", "cache_levels"),
     "cache_requests": ("cache_requests_per_s",),
-    "memory_latency": ("global_latency_cycles",),
+    "memory_latency": ("global_latency_cycles", "registers_per_block"),
     "local_memory": ("local_bw_Bps",),
     "dispatch": ("group_dispatch_s",),
     "barriers": ("barrier_phase_s", "barrier_phase_s_per_item"),
@@ -159,7 +186,8 @@ TERM_SOURCES: dict[str, tuple[str, ...]] = {
 
 def nominal_inputs(term: str, params: ModelParams) -> list[str]:
     """The numbers behind prediction term *term* that were not measured."""
-    return [k for k in TERM_SOURCES.get(term, ()) if params.sources.get(k) != "measured"]
+    return [k for k in TERM_SOURCES.get(term, ())
+            if params.sources.get(k) not in ("measured", "reported", "n/a")]
 
 
 def results_root() -> Path:

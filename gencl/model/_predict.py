@@ -50,8 +50,12 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from gencl.model._cache_reuse import dram_bytes as reuse_dram_bytes
+from gencl.model._cache_reuse import live_bytes
 from gencl.model._params import ModelParams
+from gencl.model._registers import resident_items_per_cu
 from gencl.model._stats import Access, KernelStats
+from gencl.model._vector_rate import op_rate, vectorized
 
 
 @dataclass(frozen=True)
@@ -81,19 +85,8 @@ class Prediction:
         return {**asdict(self), "time_per_sweep_s": self.time_per_sweep_s}
 
 
-def _rate(key: str, p: ModelParams) -> float:
-    """Instructions per second for one ``dtype:op`` key."""
-    dtype, _, op = key.partition(":")
-    if op.startswith("func:") or op in ("div", "pow"):
-        return p.sf_ops
-    if dtype == "float64":
-        return p.dp_flops / 2
-    if dtype.startswith(("int", "uint")):
-        return p.int_ops
-    return p.sp_flops / 2
-
-
 def compute_time(stats: KernelStats, p: ModelParams) -> float:
+    vector = vectorized(stats)  # vector-typed code: the vector chains' rate (_vector_rate)
     by_dtype: dict[str, dict[str, float]] = {}
     for key, n in stats.ops.items():
         dtype, _, op = key.partition(":")
@@ -102,8 +95,8 @@ def compute_time(stats: KernelStats, p: ModelParams) -> float:
     for dtype, ops in by_dtype.items():
         add, mul = ops.get("add", 0.0), ops.get("mul", 0.0)
         fused = max(add, mul)  # a mul feeding an add contracts into one madd
-        total += fused / _rate(f"{dtype}:add", p)
-        total += sum(n / _rate(f"{dtype}:{op}", p) for op, n in ops.items()
+        total += fused / op_rate(f"{dtype}:add", p, vector)
+        total += sum(n / op_rate(f"{dtype}:{op}", p, vector) for op, n in ops.items()
                      if op not in ("add", "mul"))
     return total
 
@@ -130,16 +123,17 @@ def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float]:
         useful += a.bytes
         moved[a.array] = moved.get(a.array, 0.0) + a.bytes / access_efficiency(a, p)
     dram = 0.0
+    live = live_bytes(_concurrency(stats, p) * p.compute_units, stats.accesses)
     for array, nbytes in moved.items():
         footprint = stats.footprint.get(array, nbytes)
-        dram += min(nbytes, footprint) if p.cached else nbytes
+        dram += reuse_dram_bytes(nbytes, footprint, live, p)  # neighbours: _cache_reuse
     return dram, useful
 
 
 def _concurrency(stats: KernelStats, p: ModelParams) -> float:
     """Work items in flight per compute unit."""
     per_cu = stats.work_items / max(p.compute_units, 1)
-    return max(1.0, min(per_cu, p.max_resident_per_cu))
+    return max(1.0, min(per_cu, resident_items_per_cu(stats, p)))  # registers: _registers
 
 
 def _subgroup_shape(stats: KernelStats, p: ModelParams) -> tuple[int, int]:

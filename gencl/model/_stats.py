@@ -23,7 +23,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "4"
+STATS_VERSION = "6"
 
 
 @dataclass(frozen=True)
@@ -240,7 +240,27 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
     items = groups * group
     return KernelStats(items, group, groups, ops, tuple(accesses), footprint,
                        barriers, _divergent_fraction(knl), int(static_local),
-                       local_size)
+                       local_size, extra={"private_words": _private_words(knl, env)})
+
+
+def _private_words(knl: Any, env: Mapping[str, int]) -> float:
+    """32-bit words of private temporaries one work item holds (arrays whole, scalars one
+    each): the part of its register demand the program states (the compiler adds addresses
+    and indices; gencl.model._registers prices the rest)."""
+    import loopy as lp
+
+    words = 0.0
+    for t in knl.temporary_variables.values():
+        # only declared private: a prefetched tile's space is still auto here (it is local)
+        if t.address_space != lp.AddressSpace.PRIVATE or t.dtype is None or t.dtype is lp.auto:
+            continue
+        try:
+            size = float(np.prod([_value(s, env) for s in t.shape])) if t.shape else 1.0
+            itemsize = np.dtype(t.dtype.numpy_dtype).itemsize
+        except Exception:  # noqa: BLE001 -- a temporary whose size loopy cannot state
+            continue
+        words += size * max(1, itemsize // 4)
+    return words
 
 
 def _lid_axes(knl: Any) -> set[int]:

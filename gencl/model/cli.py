@@ -31,9 +31,15 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from gencl.model import nominal_inputs
 
     if args.accuracy:
+        from gencl.model._heldout import DEVELOPED_ON, heldout_note, model_role
+
         acc, params = api.model_accuracy(args.spec, args.accuracy, profile=args.profile)
-        print(dumps_json({**acc.to_json(), "params": params.sources}, indent=1) if args.json else
-              f"{args.spec} on {params.device}: {acc.n} variants, Spearman ρ = "
+        name = api.load(args.spec).name
+        print(dumps_json({**acc.to_json(), "params": params.sources, "spec": name,
+                          "model_role": model_role(name), "model_heldout": heldout_note()},
+                         indent=1) if args.json else
+              f"{name} on {params.device} ({model_role(name)}; the terms were developed on "
+              f"{', '.join(sorted(DEVELOPED_ON))}): {acc.n} variants, Spearman ρ = "
               f"{acc.spearman:.3f}, within ±15 %: {acc.within_15pct:.0%}, median "
               f"predicted/measured {acc.median_ratio:.2f}")
         return 0

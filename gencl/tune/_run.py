@@ -72,8 +72,8 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
         out: folder of best.json, best.cl, t4_results.json (default
             ``bench_results/<device>/tuning``, with *quick* ``out/…``).
         callbacks: Optuna trial callbacks (progress: ``gencl.tune._progress.TrialProgress``).
-        predict_progress: ``(spec name, variants) -> progress(k)`` for the guided sampler's
-            up-front predictions.
+        predict_progress: ``(spec name, variants) -> progress(k)`` for each batch the guided
+            sampler counts (the first before trial 1: gencl.tune._lazy).
     """
     import optuna
 
@@ -84,7 +84,8 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
     from gencl.tune._sampler import knob_preferences
     from gencl.tune._space import SearchSpace
     from gencl.tune._storage import open_storage, storage_url
-    from gencl.tune._study import best_trial, make_sampler, predictions, run_study, write_best
+    from gencl.tune._study import (
+        best_trial, lazy_predictor, make_sampler, run_study, write_best)
 
     fixed, size_overrides = dict(fixed or {}), dict(sizes or {})
     evaluator: Any
@@ -130,12 +131,12 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
             raise GenclError(f"tuning workers exited with {codes}")
     else:
         params = load_params(device_json, profile=profile)
-        predicted = predictions(
+        candidates, predictor = lazy_predictor(
             spec, space, sizes_of, params,
-            progress=predict_progress(spec.name, len(space.points())) if predict_progress
-            else None) if sampler == "guided" else {}
-        chosen = make_sampler(sampler, space, seed=seed, predicted=predicted,
-                              preferred=knob_preferences(spec, params))
+            progress=(lambda n: predict_progress(spec.name, n)) if predict_progress
+            else None) if sampler == "guided" else (None, None)
+        chosen = make_sampler(sampler, space, seed=seed, predictor=predictor,
+                              candidates=candidates, preferred=knob_preferences(spec, params))
         done = run_study(spec, space, evaluator, study_name=study_name,
                          storage=open_storage(url), sampler=chosen, trials=trials,
                          callbacks=callbacks)
@@ -168,15 +169,18 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
                   out: str | Path | None = None,
                   progress: Callable[[str, int], None] | None = None) -> dict[str, Any]:
     """Replay search strategies over an exhaustively measured space (``gencl space`` cache):
-    evaluations each needs to reach within 3 % of the best. Writes summary.json and
-    convergence.png into *out* (default ``bench_results/<device>/tuning``); returns the summary."""
+    evaluations each needs to reach within 3 % of the best, and the model's accuracy there.
+    Writes summary.json and convergence.png into *out* (default
+    ``bench_results/<device>/<spec>/tuning``; a sampled cache: the accuracy only); returns the
+    summary."""
     from gencl.model import load_params
     from gencl.tune._replay import ReplayEngine
     from gencl.tune._simulate import goal_check, plot_convergence, simulate
 
     replay = ReplayEngine(cache)
     params = load_params(replay.device, profile=profile)
-    folder = Path(out or f"bench_results/{replay.device.get('slug', 'unknown')}/tuning")
+    folder = Path(out or f"bench_results/{replay.device.get('slug', 'unknown')}/{spec.name}"
+                  "/tuning")
     folder.mkdir(parents=True, exist_ok=True)
     summary, runs = simulate(spec, replay, params, seeds=seeds, max_evals=max_evals,
                              strategies=strategies, kt_strategies=kt_strategies,
@@ -184,8 +188,9 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
     summary["goal"] = goal_check(summary)
     summary["profile_sources"] = dict(params.sources)
     (folder / "summary.json").write_text(dumps_json(summary, indent=1))
-    plot_convergence(runs, summary["best_time_s"], folder / "convergence.png",
-                     f"{spec.name} on {summary['device']}: {summary['space_size']} variants, "
-                     f"{seeds} seeds")
+    if runs:
+        plot_convergence(runs, summary["best_time_s"], folder / "convergence.png",
+                         f"{spec.name} on {summary['device']}: {summary['space_size']} "
+                         f"variants, {seeds} seeds")
     summary["out"] = str(folder)
     return summary

@@ -1,8 +1,11 @@
 """ModelGuidedSampler: an Optuna sampler that searches where the model, corrected by the
 measurements so far, predicts the fastest variants.
 
-The model (gencl.model) predicts every point of the space before a single measurement: that is
-the prior. Each measured trial says how wrong the model is *there*; gencl.model._calibrate
+The model (gencl.model) predicts the points of the space before they are measured: that is the
+prior. Predicting is slow (loopy counts each variant), so a sampler given a ``predictor`` counts
+them on demand (gencl.tune._lazy): a first batch covering every knob value before trial 1, one
+more batch before each later trial, the points the predictions so far rank fastest first.
+Each measured trial says how wrong the model is *there*; gencl.model._calibrate
 learns from those residuals one correction per knob value, and the next proposal is the untried
 point with the lowest corrected prediction, less a small bonus for knob values rarely measured
 (an optimistic lower bound, so a family the model underrates still gets looked at).
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,7 +29,8 @@ from optuna.samplers import BaseSampler, TPESampler
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
-from gencl.model import corrected_log_times, encode_points
+from gencl.model import corrected_log_times
+from gencl.tune._lazy import BATCH, FIRST_BATCH, LazyPredictions
 from gencl.tune._experimental import experimental_class
 
 
@@ -40,7 +44,10 @@ class ModelGuidedSampler(BaseSampler):
 
     Args:
         space: the search space's distributions (all categorical), name → distribution.
-        predicted: Optuna params key (``params_key``) → predicted seconds.
+        predicted: Optuna params key (``params_key``) → predicted seconds (all up front).
+        candidates, predictor: instead of *predicted*, every point's params key and a function
+            keys → predicted seconds (None: cannot count), called a batch at a time
+            (*first_batch* before trial 1, *batch* before each later trial).
         base_sampler: proposes points the model did not predict, once the predicted ones are
             exhausted (default ``TPESampler(seed=seed)``).
         ridge: prior weight shrinking each knob value's residual effect towards zero.
@@ -49,24 +56,32 @@ class ModelGuidedSampler(BaseSampler):
         seed: for the base sampler and the order of equal predictions.
     """
 
-    def __init__(self, space: Mapping[str, BaseDistribution], predicted: Mapping[str, float], *,
+    def __init__(self, space: Mapping[str, BaseDistribution],
+                 predicted: Mapping[str, float] | None = None, *,
                  base_sampler: BaseSampler | None = None, ridge: float = 1.0,
                  optimism: float = 0.5,
                  preferred: Mapping[str, Sequence[Any]] | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None,
+                 candidates: Sequence[str] | None = None,
+                 predictor: Callable[[Sequence[str]], Sequence[float | None]] | None = None,
+                 first_batch: int = FIRST_BATCH, batch: int = BATCH) -> None:
         self._space = dict(space)
         self._base = base_sampler or TPESampler(seed=seed)
         self._ridge, self._optimism = ridge, optimism
         self._preferred = {k: set(v) for k, v in (preferred or {}).items()}
-        self._keys = sorted(k for k, v in predicted.items() if v > 0)
+        if predictor is not None:  # predicted on demand: a bounded cold start
+            self.lazy = LazyPredictions(sorted(candidates or ()), predictor,
+                                        penalty=self._penalty, first=first_batch, batch=batch,
+                                        seed=seed)
+        else:
+            self.lazy = LazyPredictions.table(predicted or {}, penalty=self._penalty)
+        self._keys = self.lazy.keys
         self._index = {k: i for i, k in enumerate(self._keys)}
-        points = [json.loads(k) for k in self._keys]
-        self._log_pred = np.array([math.log(predicted[k]) + self._penalty(pt)
-                                   for k, pt in zip(self._keys, points)])
-        self._codes = encode_points(points)
         # equal predictions (many variants sit on the same roof) are taken in a seeded random
         # order, not in the order of their keys
         self._tiebreak = np.random.default_rng(seed).random(len(self._keys)) * 1e-9
+        #: programs counted when trial 1 was proposed (the cold start's cost)
+        self.counted_before_first_trial: int | None = None
 
     def _penalty(self, params: Mapping[str, Any]) -> float:
         outside = sum(1 for k, allowed in self._preferred.items()
@@ -74,12 +89,19 @@ class ModelGuidedSampler(BaseSampler):
         return outside * math.log(2.0)
 
     def scores(self, measured: Mapping[str, float]) -> np.ndarray:
-        """Corrected log predictions (lower is better) of every predicted point, given
-        params key → measured seconds."""
-        known = [(self._index[k], v) for k, v in measured.items() if k in self._index and v > 0]
-        return corrected_log_times(
-            self._codes, self._log_pred, [i for i, _ in known], np.log([v for _, v in known]),
-            ridge=self._ridge, optimism=self._optimism)
+        """Corrected log predictions (lower is better) of every candidate point (inf where not
+        predicted yet), given params key → measured seconds."""
+        rows = self.lazy.predicted
+        out = np.full(len(self._keys), np.inf)
+        if len(rows) == 0:
+            return out
+        where = {int(r): i for i, r in enumerate(rows)}
+        known = [(where[self._index[k]], v) for k, v in measured.items()
+                 if k in self._index and self._index[k] in where and v > 0]
+        out[rows] = corrected_log_times(
+            self.lazy.codes[rows], self.lazy.log_pred[rows], [i for i, _ in known],
+            np.log([v for _, v in known]), ridge=self._ridge, optimism=self._optimism)
+        return out
 
     # {{{ BaseSampler
 
@@ -101,7 +123,12 @@ class ModelGuidedSampler(BaseSampler):
         measured = {params_key(t.params): float(t.value) for t in others
                     if t.state == TrialState.COMPLETE and t.value is not None}
         open_ = np.array([k not in tried for k in self._keys])
-        if not open_.any():
+        self.lazy.grow()  # one more batch counted (the first: before trial 1)
+        while not (open_ & ~np.isnan(self.lazy.log_pred)).any() and self.lazy.grow():
+            pass  # every predicted point tried: count more before handing over
+        if self.counted_before_first_trial is None:
+            self.counted_before_first_trial = self.lazy.programs_counted
+        if not (open_ & ~np.isnan(self.lazy.log_pred)).any():
             return {}  # every predicted point tried: the base sampler takes over
         scores = np.where(open_, self.scores(measured) + self._tiebreak, np.inf)
         return json.loads(self._keys[int(np.argmin(scores))])

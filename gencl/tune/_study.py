@@ -27,9 +27,11 @@ SAMPLERS = ("guided", "tpe", "random", "grid")
 
 def make_sampler(name: str, space: SearchSpace, *, seed: int | None = None,
                  predicted: Mapping[str, float] | None = None,
-                 preferred: Mapping[str, Any] | None = None) -> BaseSampler:
+                 preferred: Mapping[str, Any] | None = None,
+                 predictor: Any = None, candidates: Any = None) -> BaseSampler:
     """Optuna's samplers by name; ``guided`` searches the model's predictions, corrected by the
-    measurements (TPE takes over points the model could not predict)."""
+    measurements (TPE takes over points the model could not predict): *predicted* up front, or
+    counted on demand by *predictor* over *candidates* (``lazy_predictor``)."""
     if name == "tpe":
         return TPESampler(seed=seed)
     if name == "random":
@@ -46,7 +48,8 @@ def make_sampler(name: str, space: SearchSpace, *, seed: int | None = None,
             warnings.simplefilter("ignore", ExperimentalWarning)
             return ModelGuidedSampler(space.distributions(), predicted or {},
                                       base_sampler=TPESampler(seed=seed), seed=seed,
-                                      preferred=preferred)
+                                      preferred=preferred, predictor=predictor,
+                                      candidates=candidates)
     raise GenclError(f"--sampler {name}: expected one of {', '.join(SAMPLERS)}")
 
 
@@ -61,6 +64,26 @@ def predictions(spec: Any, space: SearchSpace, sizes_of: Any, params: Any, *,
                            progress=progress)
     return {params_key(space.encode(p)): pr.time_per_sweep_s
             for p, pr in zip(points, preds) if pr}
+
+
+def lazy_predictor(spec: Any, space: SearchSpace, sizes_of: Any, params: Any, *,
+                   workers: int | None = None, progress: Any = None
+                   ) -> tuple[list[str], Any]:
+    """(params key of every point of the space, keys → predicted seconds per sweep): what the guided
+    sampler counts on demand. *progress*: called with the keys of each batch (the first batch
+    is the cold start before trial 1)."""
+    from gencl.model import predict_points
+
+    points = {params_key(space.encode(p)): p for p in space.points()}
+
+    def predict(keys: Any) -> list[float | None]:
+        chosen = [points[k] for k in keys]
+        report = progress(len(chosen)) if progress else None
+        preds = predict_points(spec, chosen, [sizes_of(p) for p in chosen], params,
+                               workers=workers, progress=report)
+        return [p.time_per_sweep_s if p else None for p in preds]
+
+    return list(points), predict
 
 
 def run_study(spec: Any, space: SearchSpace, evaluator: Evaluator, *, study_name: str,

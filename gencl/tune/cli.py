@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from gencl._commands import (
     command, knob_item, parse_knobs, parse_sizes, positive_int, seed_int, size_item)
@@ -30,7 +31,8 @@ def _cfg_tune(p: argparse.ArgumentParser) -> None:
                    help="worker processes on one study")
     p.add_argument("--replay", metavar="CACHE", help="answer from a measured space, no device")
     p.add_argument("--simulate", action="store_true",
-                   help="compare strategies over --cache (20 seeds); writes tuning/summary.json")
+                   help="compare strategies over --cache (20 seeds) and score the model there; "
+                   "writes bench_results/<slug>/<spec>/tuning/summary.json")
     p.add_argument("--cache", help="measured space for --simulate")
     p.add_argument("--seeds", type=positive_int, default=20,
                    help="seeds per strategy in --simulate")
@@ -67,7 +69,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
                    fixed=parse_knobs(args.knob), sizes=parse_sizes(args.size), quick=args.quick,
                    seed=args.seed, storage=args.storage, study=args.study, workers=args.workers,
                    replay=args.replay, profile=args.profile, out=args.out,
-                   callbacks=[TrialProgress(args.trials)], predict_progress=_predict_progress)
+                   callbacks=[TrialProgress(args.trials)], predict_progress=_PredictProgress())
     if os.environ.get("GENCL_TUNE_WORKER"):  # a worker of several: the parent reports
         return 0
     if run.point is None:
@@ -90,14 +92,23 @@ def cmd_tune(args: argparse.Namespace) -> int:
     return 0
 
 
-def _predict_progress(spec_name: str, total: int):
-    """The guided sampler's up-front step, said and shown: it takes minutes on a large space."""
-    from gencl.report_console import ProgressLine
+class _PredictProgress:
+    """The guided sampler's first batch (the cold start before trial 1), said and shown; the
+    later batches between trials stay quiet."""
 
-    print(f"model: predicting the time of all {total} variants of {spec_name} before trial 1 "
-          "(loopy's operation and memory counts × the device profile; the guided sampler tries "
-          "the fastest predicted first)", file=sys.stderr, flush=True)
-    return ProgressLine("model: variants predicted", total)
+    def __init__(self) -> None:
+        self.batches = 0
+
+    def __call__(self, spec_name: str, total: int) -> Any:
+        from gencl.report_console import ProgressLine
+
+        self.batches += 1
+        if self.batches > 1:
+            return None
+        print(f"model: predicting {total} variants of {spec_name} before trial 1, covering every "
+              "knob value (loopy's operation and memory counts × the device profile); a few more "
+              "before each later trial, the fastest predicted first", file=sys.stderr, flush=True)
+        return ProgressLine("model: variants predicted", total)
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -119,14 +130,19 @@ def _simulate(args: argparse.Namespace) -> int:
     for name, med in summary["evals_to_target"].items():
         print(f"{name:>26}: median {med:g} evaluations to within 3 % "
               f"(reached in {summary['reached_share'][name]:.0%} of seeds)")
-    rho = summary["model_spearman"]
-    print(f"model: Spearman ρ {rho if rho is None else f'{rho:.3f}'}, within ±15 % "
-          f"{summary['model_within_15pct'] or 0:.1%}")
+    if summary.get("strategies_skipped"):
+        print(f"strategies not run: {summary['strategies_skipped']}")
+    rho, gap = summary["model_spearman"], summary.get("model_predicted_best_gap")
+    print(f"model ({summary.get('model_role')}, uncalibrated): Spearman ρ "
+          f"{rho if rho is None else f'{rho:.3f}'}, within ±15 % "
+          f"{summary['model_within_15pct'] or 0:.1%}, predicted best "
+          f"{'?' if gap is None else f'{gap:+.1%}'} from the measured best")
     cal = summary.get("model_calibrated")
     if cal:
         print(f"model corrected by {cal['known_variants']} measured variants: Spearman ρ "
               f"{cal['spearman']:.3f}, within ±15 % {cal['within_15pct']:.1%} on the others")
-    print(f"written {summary['out']}/summary.json, {summary['out']}/convergence.png")
+    plot = "" if summary.get("strategies_skipped") else f", {summary['out']}/convergence.png"
+    print(f"written {summary['out']}/summary.json{plot}")
     return 0
 
 

@@ -6,6 +6,7 @@ import json
 import warnings
 
 import jsonschema
+import optuna
 import pytest
 from optuna.trial import TrialState
 
@@ -114,3 +115,38 @@ def test_bad_storage_url_is_one_line(tmp_path):
 
     with pytest.raises(GenclError, match="--storage"):
         open_storage("nosuchdb://x")
+
+
+def test_guided_sampler_counts_a_bounded_batch_before_trial_1(cache):
+    """The cold start: trial 1 waits for one batch of counted programs, not for the whole space;
+    the batch covers every knob value, and later trials each count one more batch."""
+    from gencl.tune._study import lazy_predictor
+
+    replay = ReplayEngine(cache)
+    spec, space = _space(replay)
+    params = params_from({}, replay.device)
+    sizes = {json.dumps(r["point"], sort_keys=True): r["sizes"] for r in replay.records}
+    keys, predict = lazy_predictor(spec, space, lambda p: sizes[json.dumps(p, sort_keys=True)],
+                                   params, workers=1)
+    asked: list[int] = []
+
+    def counting(batch):
+        asked.append(len(batch))
+        return predict(batch)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sampler = ModelGuidedSampler(space.distributions(), seed=1, candidates=keys,
+                                     predictor=counting, first_batch=10, batch=4)
+    storage = optuna.storages.InMemoryStorage()
+    study = run_study(spec, space, replay, study_name="cold", storage=storage, sampler=sampler,
+                      trials=1)
+    assert len(keys) == len(replay.records) > 30
+    assert sampler.counted_before_first_trial == sum(asked) == 10
+    first = [json.loads(k) for k, done in zip(sampler.lazy.keys, sampler.lazy.counted) if done]
+    for axis, dist in space.distributions().items():
+        assert {p[axis] for p in first} == set(dist.choices)
+    study = run_study(spec, space, replay, study_name="cold", storage=storage, sampler=sampler,
+                      trials=4)
+    assert asked == [10] + [4] * (len(study.trials) - 1)  # one batch per trial
+    assert len({params_key(t.params) for t in study.trials}) == len(study.trials) >= 4

@@ -1,0 +1,147 @@
+"""Issue 15's terms against closed forms: register pressure, vector compute rates, neighbour
+reuse through the caches; and their profile numbers' nominal fallbacks."""
+
+from __future__ import annotations
+
+import pytest
+
+from gencl.model import Access, KernelStats, compute_stats, nominal_inputs, params_from, predict
+from gencl.model._cache_reuse import dram_bytes, live_bytes
+from gencl.model._predict import compute_time, memory_bytes
+from gencl.model._registers import (
+    ADDRESS_WORDS, registers_from_build_log, registers_per_item, resident_items_per_cu)
+from gencl.model._vector_rate import vectorized
+
+GPU = {"name": "gpu", "device_type": "GPU", "compute_units": 4, "max_clock_hz": 1e9,
+       "warp_size": 32, "global_cache_bytes": 1 << 20, "global_cacheline_bytes": 128,
+       "registers_per_block": 65536}
+CPU = {"name": "cpu", "device_type": "CPU", "compute_units": 2, "max_clock_hz": 2e9,
+       "global_cache_bytes": 1 << 20, "global_cacheline_bytes": 64}
+
+
+def _stats(private_words=0.0, group=256, items=1 << 20, accesses=(), ops=None, footprint=None):
+    return KernelStats(items, group, items // group, dict(ops or {}), tuple(accesses),
+                       dict(footprint or {}), 0.0, 0.0, local_size=(group,),
+                       extra={"private_words": private_words})
+
+
+@pytest.mark.parametrize("private, group, expected", [
+    (0, 256, 2048),     # 16 registers: the scheduler's 2048 items, not the register file
+    (16, 256, 2048),    # 32 registers × 2048 = 65536: exactly full
+    (48, 256, 1024),    # 64 registers: 1024 items (4 groups of 256)
+    (48, 384, 768),     # 64 registers, groups of 384: two whole groups
+    (1000, 256, 256),   # far beyond: one group (spills), never zero
+])
+def test_register_file_bounds_resident_items(private, group, expected):
+    p = params_from({}, GPU)
+    stats = _stats(private, group)
+    assert registers_per_item(stats) == private + ADDRESS_WORDS
+    assert resident_items_per_cu(stats, p) == expected
+
+
+def test_register_pressure_slows_a_latency_bound_kernel():
+    p = params_from({"global_latency_cycles": 1000.0}, {**GPU, "compute_units": 1})
+    a = Access("a", "global", "load", 4, 1, 1 << 20, 1)
+    light = predict(_stats(0, accesses=(a,), footprint={"a": 4 << 20}), p)
+    heavy = predict(_stats(112, accesses=(a,), footprint={"a": 4 << 20}), p)  # 128 registers
+    # Little's law: a quarter of the items resident, four times the latency term
+    assert heavy.terms["memory_latency"] == pytest.approx(4 * light.terms["memory_latency"])
+
+
+def test_cpu_has_no_register_limit_and_says_so():
+    p = params_from({}, CPU)
+    assert resident_items_per_cu(_stats(500, 64), p) == p.max_resident_per_cu
+    assert p.sources["registers_per_block"] == "n/a"
+    assert "registers_per_block" not in nominal_inputs("compute", p)
+    assert "registers_per_block" in nominal_inputs("compute", params_from({}, {**GPU,
+                                                   "registers_per_block": None}))
+
+
+def test_build_log_registers_and_spills():
+    log = ("ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+           "ptxas info    : Function properties for k\n"
+           "    0 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n"
+           "ptxas info    : Used 40 registers, 380 bytes cmem[0]")
+    assert registers_from_build_log(log) == (40, 8)
+    assert registers_from_build_log("") is None
+
+
+def test_vectorized_code_is_priced_by_the_vector_chains():
+    summary = {"sp_madd_peak_flops": 270e9, "sp_madd_scalar_peak_flops": 49e9}
+    p = params_from(summary, CPU)
+    assert p.sp_flops == 49e9 and p.sp_vector_flops == 270e9
+    assert p.sources["sp_madd_peak_flops (vector)"] == "measured"
+    ops = {"float32:add": 1e9, "float32:mul": 1e9}
+    scalar = _stats(ops=ops, accesses=(Access("a", "global", "load", 4, 1, 1e6, 1),))
+    vector = _stats(ops=ops, accesses=(Access("a", "global", "load", 4, 8, 1e6, 8),))
+    lanes = _stats(ops=ops, accesses=(Access("a", "global", "load", 4, 8, 1e6, 8,
+                                             per_lane=True),))
+    assert not vectorized(scalar) and vectorized(vector) and not vectorized(lanes)
+    # 1e9 madds = 2e9 flop over the rate of each
+    assert compute_time(scalar, p) == pytest.approx(2e9 / 49e9)
+    assert compute_time(vector, p) == pytest.approx(2e9 / 270e9)
+    assert compute_time(lanes, p) == pytest.approx(2e9 / 49e9)
+
+
+def test_vector_figure_missing_falls_back_to_the_one_figure_named():
+    p = params_from({"sp_madd_peak_flops": 9e9}, CPU)  # no scalar figure apart
+    assert p.sp_vector_flops == p.sp_flops == 9e9
+    assert p.sources["sp_madd_peak_flops (vector)"] == "nominal"
+
+
+@pytest.mark.parametrize("live, expected", [
+    (0.5e6, 1e6),            # live set fits the 1 MB level: the re-reads are hits
+    (4e6, 1e6 + 2e6 * 0.75),  # 4 MB live over 1 MB: three quarters of the re-reads miss
+])
+def test_neighbour_rereads_hit_while_the_live_set_fits(live, expected):
+    p = params_from({"cache_levels": [{"size_bytes": 32e3}, {"size_bytes": 1e6}]}, GPU)
+    assert p.cache_level_bytes == (32000, 1000000) and p.sources["cache_levels"] == "measured"
+    assert dram_bytes(3e6, 1e6, live, p) == pytest.approx(expected)
+    assert dram_bytes(0.5e6, 1e6, live, p) == 0.5e6  # fewer bytes than the array: no re-read
+    sites = (Access("u", "global", "load", 4, 1, 1.0, 1),
+             Access("u", "global", "load", 4, 4, 1.0, 4),
+             Access("v", "local", "load", 4, 1, 1.0, 1))
+    assert live_bytes(1000, sites) == 1000 * (4 + 16)
+
+
+def test_a_five_point_stencil_rereads_rows_from_the_cache_when_they_fit():
+    """A 2-D 5-point stencil on a small grid: loopy counts five reads of u per point, the
+    model moves the footprint once (the rows fit the cache) and all five where the cache is
+    tiny."""
+    import loopy as lp
+    import numpy as np
+
+    knl = lp.make_kernel(
+        "{[i, j]: 0 <= i, j < n}",
+        "out[i, j] = u[i, j + 1] + u[i + 1, j] + u[i + 1, j + 1] + u[i + 1, j + 2] "
+        "+ u[i + 2, j + 1]",
+        [lp.GlobalArg("u", np.float32, shape=("n + 2", "n + 2")),
+         lp.GlobalArg("out", np.float32, shape=("n", "n")), lp.ValueArg("n", np.int32)],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "j", 32, inner_tag="l.0", outer_tag="g.0")
+    knl = lp.split_iname(knl, "i", 4, inner_tag="l.1", outer_tag="g.1")
+    n = 256
+    stats = compute_stats(knl, {"n": n}, subgroup_size=32)
+    fits = params_from({"cache_levels": [{"size_bytes": 4e6}]}, GPU)
+    tiny = params_from({"cache_levels": [{"size_bytes": 1e3}]}, GPU)
+    u_footprint = (n + 2) ** 2 * 4
+    out = n * n * 4
+    assert memory_bytes(stats, fits)[0] == pytest.approx(u_footprint + out)
+    assert memory_bytes(stats, tiny)[0] > 4.9 * n * n * 4 + out
+
+
+def test_accuracy_report_names_held_out_kernels(capsys):
+    """``gencl explain --accuracy`` says whether the terms were developed on the kernel."""
+    import json
+    from pathlib import Path
+
+    from gencl.cli import main
+
+    cache = Path(__file__).parents[1] / "tune_tests" / "data" / "copy_space.json"
+    assert main(["explain", "copy", "--accuracy", str(cache)]) == 0
+    text = capsys.readouterr().out
+    assert "predicted (held out)" in text and "developed on jacobi, laplace3d" in text
+    assert main(["explain", "copy", "--accuracy", str(cache), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["model_role"] == "predicted (held out)" and data["spec"] == "copy"
+    assert data["model_heldout"]["developed_on"] == ["jacobi", "laplace3d"]
