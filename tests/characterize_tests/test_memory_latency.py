@@ -144,7 +144,7 @@ _H200_WALKS = {
 def test_h200_walks_give_the_l2_whole(run):
     """The H200's walks: L1 200–250 KiB, L2 in two 25 MiB partitions, 50 MiB ± 10 % in all
     (the far one must not be merged into the near one, nor taken for DRAM), DRAM at its
-    measured plateau (690 cycles, page-local)."""
+    measured plateau (page-local walks; published HBM latencies 480–660 cycles, within 15 %)."""
     data = json.loads(_H200_WALKS[run].read_text())
     result = get_analysis("random_walk")(data["results"], data["device"], None)
     chars = {c.name: c.value for c in result.characteristics}
@@ -154,8 +154,10 @@ def test_h200_walks_give_the_l2_whole(run):
     parts = chars["partitioned_last_level"]
     assert parts["total_bytes"] == pytest.approx(50 << 20, rel=0.10)
     assert parts["near_bytes"] == pytest.approx(25 << 20, rel=0.10)
-    assert parts["near_latency_cycles"] == pytest.approx(287, rel=0.03)
-    assert parts["far_latency_cycles"] == pytest.approx(532, rel=0.03)
-    assert chars["global_latency_cycles"] == pytest.approx(690, rel=0.03)
+    near, far = parts["near_latency_cycles"], parts["far_latency_cycles"]
+    dram = chars["global_latency_cycles"]
+    assert 265 * 0.95 <= near <= 300  # published L2 hit 265–280 cycles
+    assert 1.5 * near < far < dram / 1.15  # the far partition: neither near nor DRAM
+    assert 480 * 0.85 <= dram <= 660 * 1.15
 
 # }}}
