@@ -75,8 +75,11 @@ class Geometry:
 
     @property
     def steps(self) -> int:
-        """Stream scheme: steps of a chunk (planes loaded, plus the pipeline's drain)."""
-        return self.points[0] + self.sweeps * (self.lo[0] + self.hi[0] + 1)
+        """Stream scheme: steps of a chunk (planes loaded, plus the pipeline's drain), rounded up
+        to a multiple of the ring (the step loop is unrolled by it: ring slots are constants;
+        the extra steps do nothing but their barrier)."""
+        busy = self.points[0] + self.sweeps * (self.lo[0] + self.hi[0] + 1)
+        return -(-busy // self.ring) * self.ring
 
 
 def geometry(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequence[int],
