@@ -33,7 +33,7 @@ from gencl.generate.temporal._form import TemporalForm
 from gencl.generate.temporal._geometry import Geometry
 from gencl.generate.temporal._names import fresh_prefix
 from gencl.generate.temporal._tile import (
-    _SILENCED, _and, arguments_and_domains, hardware_tags, in_bounds)
+    _SILENCED, _and, arguments_and_domains, hardware_tags)
 from gencl.generate.temporal._update import place_update
 
 
@@ -135,7 +135,7 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
 
     def mine(level: int, s: int, off0: int = 0) -> Any:
         """Level *level*'s register of the plane level *s* works on (plus *off0*)."""
-        return var(own[level])[(slots[(off0 - s * delay) % ring], *q)]
+        return var(own[level])[(slots[(off0 - s * delay) % ring],) + q]
 
     def at(level: int, s: int, offsets: tuple[Any, ...] = ()) -> Any:
         """Level *level*'s ring at the plane level *s* works on (plus *offsets*)."""
