@@ -1,15 +1,16 @@
 """Scheme "tile": overlapped tiling, the halo recomputed, k sweeps on one ``__local`` tile.
 
-A work-group of shape W owns an output tile T = W × P points (P points per work item per axis).
-It loads the tile plus the k-sweep margin (L = T + k·(lo + hi) per axis) of the input into one
-``__local`` tile; each work item owns the tile points ``l + W·q`` (q < ceil(L / W) per axis, an
-unrolled loop). Read-only arrays read only at the point go to private registers for the owned
-points. Each sweep s computes, for every owned point still valid at sweep s (inside the margin
-not yet consumed) and inside the physical interior, the new value into a private staging array;
-barrier; writes the staged values to the tile; barrier. Points outside the interior keep their
-loaded value (the boundary). After k sweeps the T points inside the interior go to the output.
-Every global load is guarded by the array's bounds (tiles overhang the grid). One tile plus
-private staging needs half the local memory of two ping-pong tiles.
+A work-group of shape W loads a tile of L = W × P points (P per work item per axis: the work
+items cover it exactly, ``l + W·q`` for q < P, an unrolled loop) and owns its inner part
+T = L − k·(lo + hi) per axis, the rest being the margin the k sweeps consume. Read-only arrays
+read only at the point go to private registers for the owned points. Once per owned point it
+computes how many sweeps the point is computed at (0 outside the physical interior, else the
+margins between it and the tile's edges, capped at k), so a sweep's guard is one comparison.
+Each sweep computes the new values into a private staging array; barrier; writes them to the
+tile; barrier. Points outside the interior keep their loaded value (the boundary). After k
+sweeps the points that survived all k go to the output. Every global load is guarded by the
+array's bounds (tiles overhang the grid). One tile plus private staging needs half the local
+memory of two ping-pong tiles.
 """
 
 from __future__ import annotations
