@@ -183,7 +183,8 @@ VARIANTS = {
     "BE_mcStat": {"boundary": "padded", **ONE_SWEEP, "vector_width": 1, "local": "static"},
     "BE_mcDyn": {"boundary": "padded", **ONE_SWEEP, "vector_width": 1, "local": "dynamic"},
     **{f"TB{k}": {"boundary": "padded", "temporal": "tile", "sweeps": k,
-                  "temporal_points": (1, 8), "vector_width": 1, "local": "none"}
+                  "temporal_points": (2, 8), "workgroup": (32, 8), "vector_width": 1,
+                  "local": "none"}
        for k in (2, 4, 8)},
     **{f"TB{k}_stream": {"boundary": "padded", "temporal": "stream", "sweeps": k,
                          "temporal_points": (1, 128), "workgroup": (256, 1), "vector_width": 1,
@@ -208,9 +209,13 @@ def variant_name(point):
 def tile(point):
     """Grid points one work-group updates along x and y (writes, for temporal blocking)."""
     wx, wy = point["workgroup"]
-    if point["temporal"] != "none":
-        px, py = point["temporal_points"]
-        return wx * px, (py if point["temporal"] == "stream" else wy * py)
+    if point["temporal"] != "none":  # the loaded tile less the k sweeps' margins
+        from gencl.generate.temporal import geometry, read_temporal_form
+
+        form = read_temporal_form(program(point), PING_PONG)
+        ty, tx = geometry(form, point["temporal"], point["sweeps"], point["workgroup"],
+                          point["temporal_points"]).tile
+        return tx, ty
     return wx * point["block_x"] * point["vector_width"], wy * point["block_y"]
 
 

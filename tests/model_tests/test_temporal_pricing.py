@@ -106,8 +106,8 @@ def test_explain_prices_a_temporal_point_by_the_transforms_traffic():
 def test_the_guided_sampler_ranks_points_by_predicted_time_per_sweep():
     spec = load_spec("jacobi")
     p = params_from(PROFILE, GPU)
-    fixed = {"dtype": "float32", "workgroup": (32, 4), "local": "none", "vector_width": 1,
-             "block_x": 1, "block_y": 1, "temporal": "tile", "temporal_points": (1, 8)}
+    fixed = {"dtype": "float32", "workgroup": (32, 8), "local": "none", "vector_width": 1,
+             "block_x": 1, "block_y": 1, "temporal": "tile", "temporal_points": (2, 8)}
     space = SearchSpace(spec, fixed)
     predicted = predictions(spec, space, lambda _: {"n": 64}, p, workers=1)
     assert len(predicted) == len(space.points()) == 4

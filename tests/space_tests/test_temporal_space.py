@@ -24,7 +24,7 @@ TEMPORAL_KEYS = {"best_single_sweep_s", "best_single_sweep_knobs", "best_single_
                  "temporal_best_sweeps_per_launch", "temporal_speedup",
                  "temporal_effective_bw_Bps", "temporal_effective_over_copy", "temporal_onchip"}
 #: one single-sweep point (BE) and the temporal points of the same work-group
-SLICE = ["--knob", "workgroup=(32, 4)", "--knob", "local=none", "--knob", "vector_width=1",
+SLICE = ["--knob", "workgroup=(32, 8)", "--knob", "local=none", "--knob", "vector_width=1",
          "--knob", "block_x=1", "--knob", "block_y=1"]
 
 

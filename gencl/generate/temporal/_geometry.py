@@ -1,7 +1,9 @@
 """The shape of a temporally blocked launch: tile, loaded margin and ownership, per axis.
 
-Both schemes overlap their tiles: a work-group owns an output tile and recomputes the margin the
-k sweeps consume around it (``halo`` (lo, hi) per sweep and axis). Axes here are outermost first,
+Both schemes overlap their tiles: the work items of a group cover the tile it loads exactly
+(L = W × P per axis: P points per work item, no partial passes over the work items), and the
+group owns the inner part T = L − k·(lo + hi) that survives the k sweeps (``halo`` (lo, hi) per
+sweep and axis); the margin is recomputed by the neighbours. Axes here are outermost first,
 as in ``TemporalForm``; the knobs give work-group and points contiguous axis first, and
 ``geometry`` turns them around.
 """
@@ -19,9 +21,10 @@ SCHEMES = ("tile", "stream")
 @dataclass(frozen=True)
 class Geometry:
     """Per axis (outermost first): work-group extent ``group``, points per work item ``points``
-    (for the stream scheme the outermost entry is the chunk of planes), output tile ``tile``,
-    margins ``lo``/``hi`` one sweep consumes, the loaded extent ``loaded`` (tile plus k margins)
-    and the points each work item owns per axis ``owned`` (ceil(loaded / group))."""
+    (for the stream scheme the outermost entry is the chunk of planes), margins ``lo``/``hi``
+    one sweep consumes, the loaded extent ``loaded`` (W × P; stream, outermost: the chunk plus
+    k margins), the output tile ``tile`` (loaded less k margins) and the points each work item
+    owns per axis ``owned`` (P)."""
 
     scheme: str
     sweeps: int
@@ -34,18 +37,23 @@ class Geometry:
     def ndim(self) -> int:
         return len(self.group)
 
-    @property
-    def tile(self) -> tuple[int, ...]:
-        return tuple(w * p for w, p in zip(self.group, self.points))
+    def _streamed(self, d: int) -> bool:
+        return self.scheme == "stream" and d == 0
 
     @property
     def loaded(self) -> tuple[int, ...]:
         k = self.sweeps
-        return tuple(t + k * (lo + hi) for t, lo, hi in zip(self.tile, self.lo, self.hi))
+        return tuple(p + k * (lo + hi) if self._streamed(d) else w * p for d, (w, p, lo, hi)
+                     in enumerate(zip(self.group, self.points, self.lo, self.hi)))
+
+    @property
+    def tile(self) -> tuple[int, ...]:
+        k = self.sweeps
+        return tuple(n - k * (lo + hi) for n, lo, hi in zip(self.loaded, self.lo, self.hi))
 
     @property
     def owned(self) -> tuple[int, ...]:
-        return tuple(-(-n // w) for n, w in zip(self.loaded, self.group))
+        return self.points
 
     @property
     def per_item(self) -> int:
@@ -67,8 +75,11 @@ class Geometry:
 
     @property
     def steps(self) -> int:
-        """Stream scheme: steps of a chunk (planes loaded, plus the pipeline's drain)."""
-        return self.points[0] + self.sweeps * (self.lo[0] + self.hi[0] + 1)
+        """Stream scheme: steps of a chunk (planes loaded, plus the pipeline's drain), rounded up
+        to a multiple of the ring (the step loop is unrolled by it: ring slots are constants;
+        the extra steps do nothing but their barrier)."""
+        busy = self.points[0] + self.sweeps * (self.lo[0] + self.hi[0] + 1)
+        return -(-busy // self.ring) * self.ring
 
 
 def geometry(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequence[int],
@@ -97,5 +108,10 @@ def geometry(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequence[i
         if group[0] != 1:
             raise NotTemporal(f"stream scheme: the work-group spans the inner axes only (its "
                               f"outermost extent is {group[0]}, must be 1)")
-    return Geometry(scheme, int(sweeps), group, pts, tuple(-lo for lo, _ in form.halo),
-                    tuple(hi for _, hi in form.halo))
+    geo = Geometry(scheme, int(sweeps), group, pts, tuple(-lo for lo, _ in form.halo),
+                   tuple(hi for _, hi in form.halo))
+    for d, (t, n) in enumerate(zip(geo.tile, geo.loaded)):
+        if t < 1:
+            raise NotTemporal(f"a loaded tile of {n} points along axis {d} (work-group × points) "
+                              f"leaves no output after {sweeps} sweeps' margins")
+    return geo

@@ -22,9 +22,12 @@ from gencl.spec import SWEEPS_AXIS, TEMPORAL_AXIS, TEMPORAL_POINTS_AXIS, Knob
 SWEEPS = {2: (1, 2, 4, 6, 8), 3: (1, 2, 3, 4)}
 #: points per work item, contiguous axis first, by number of axes: the tile scheme's (large
 #: tiles: small ones lose to halo recomputation) and the stream scheme's (outermost: the chunk)
-TILE_POINTS = {2: ((1, 2), (1, 4), (1, 8), (2, 8)), 3: ((1, 2, 4), (1, 1, 8), (2, 1, 4))}
-STREAM_POINTS = {2: ((1, 128), (1, 512), (2, 256)), 3: ((1, 1, 64), (1, 2, 64), (2, 2, 64),
-                                                         (1, 2, 256))}
+#: The work items cover the loaded tile (W × P per axis) and own its part the k sweeps leave
+#: (W × P − k·margins): P must make W × P well above the margins, on the outermost axis of a 3-D
+#: tile too (the work-groups there are one plane thick)
+TILE_POINTS = {2: ((1, 4), (1, 8), (2, 4), (2, 8)), 3: ((1, 1, 8), (1, 2, 8), (2, 2, 8))}
+STREAM_POINTS = {2: ((1, 128), (1, 512), (2, 128), (2, 256)),
+                 3: ((1, 1, 64), (1, 2, 64), (2, 2, 64), (1, 4, 64), (1, 2, 256))}
 #: output points a tile-scheme work-group owns at least (smaller tiles lose to the margin they
 #: recompute: issue 14's 222 µs per sweep with work-group-sized tiles)
 MIN_TILE = 1024

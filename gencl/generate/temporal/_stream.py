@@ -1,16 +1,22 @@
 """Scheme "stream" (AN5D-style): the k time levels pipelined along the outermost axis.
 
-A work-group tiles the inner axes (2-D: a strip of columns, 3-D: an x-y tile; output tile T =
-W × P, loaded L = T + k·(lo + hi) per inner axis, overlapped like the tile scheme) and walks a
-chunk of C planes (the outermost entry of the points) of the outermost axis, starting k·lo
-planes early (chunks overlap by the warm-up). Time level 0 is the input, loaded one plane per
-step; each level s < k keeps a ring of lo + hi + 2 planes in ``__local`` memory; at step t level
-s computes the plane t − s·(hi + 1) from level s − 1's ring (planes written in earlier steps
-only, so all levels of a step run without a barrier between them: one barrier per step), and
-level k writes the output. A point outside the interior copies its value from the level below
-(the boundary, loaded once). Each level computes only the planes and inner points the levels
-above it need. Read-only arrays read at the point are read from global memory at the plane a
-level needs (they hit the caches: k reads per point and launch).
+A work-group tiles the inner axes (2-D: a strip of columns, 3-D: an x-y tile): its work items
+cover the loaded tile L = W × P exactly and the group owns the inner part T = L − k·(lo + hi)
+per inner axis (overlapped like the tile scheme); it walks a chunk of C planes (the outermost
+entry of the points) of the outermost axis, starting k·lo planes early (chunks overlap by the
+warm-up). Time level 0 is the input, loaded one plane per step; at step t level s computes the
+plane t − s·(hi + 1) from level s − 1 (planes written at earlier steps only, so all levels of a
+step run without a barrier between them: one barrier per step), and level k writes the output.
+Each level below k keeps its last lo + hi + 2 planes twice: the work item's own points in
+private registers (the update reads its own column, the point and its neighbours along the
+walked axis, from them) and the plane in a ``__local`` ring (read for the inner-axis
+neighbours only). The step loop is unrolled by the ring, so every slot is a constant. Outside
+the interior a level carries the value below (the boundary, loaded once) in the same
+assignment. What does not change along the walk (a point inside the interior along the inner
+axes, still valid at a level) is computed once per owned point before the steps; what changes
+per step (which levels run, their plane inside the interior) once per step. Read-only arrays
+read at the point are read from global memory at the plane a level needs (they hit the
+caches: k reads per point and launch).
 """
 
 from __future__ import annotations
@@ -18,14 +24,16 @@ from __future__ import annotations
 from typing import Any
 
 import loopy as lp
+import numpy as np
 import pymbolic.primitives as prim
 from pymbolic import parse
+from pymbolic.mapper.substitutor import SubstitutionMapper, make_subst_func
 
 from gencl.generate.temporal._form import TemporalForm
 from gencl.generate.temporal._geometry import Geometry
 from gencl.generate.temporal._names import fresh_prefix
 from gencl.generate.temporal._tile import (
-    _SILENCED, _and, arguments_and_domains, hardware_tags, in_bounds)
+    _SILENCED, _and, arguments_and_domains, hardware_tags)
 from gencl.generate.temporal._update import place_update
 
 
@@ -41,10 +49,16 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     inner = range(1, n)
     for d in inner:
         domains.append(f"{{[{v}q{d}]: 0 <= {v}q{d} < {geo.owned[d]}}}")
-    domains.append(f"{{[{v}t]: 0 <= {v}t < {geo.steps}}}")
-    step = var(f"{v}t")
+        domains.append(f"{{[{v}h{d}]: 0 <= {v}h{d} < {geo.owned[d]}}}")
+    # the step loop, unrolled by the ring: t = ring·to + ti, every ring slot a constant
+    domains.append(f"{{[{v}to]: 0 <= {v}to < {geo.steps // ring}}}")
+    domains.append(f"{{[{v}ti]: 0 <= {v}ti < {ring}}}")
+    step = ring * var(f"{v}to") + var(f"{v}ti")
+    steps = frozenset({f"{v}to", f"{v}ti"})
     hw = frozenset(hardware_tags(geo, v))
-    within = frozenset(hw | {f"{v}t"} | {f"{v}q{d}" for d in inner})
+    qs = frozenset(f"{v}q{d}" for d in inner)
+    q = tuple(var(f"{v}q{d}") for d in inner)
+    within = frozenset(hw | steps | qs)
     tt = {d: var(f"{v}l{d}") + geo.group[d] * var(f"{v}q{d}") for d in inner}
     # interior coordinates: plane rp (relative to the chunk's first loaded plane), inner points
     first = c * var(f"{v}g0") - k * lo0 if k * lo0 else c * var(f"{v}g0")
@@ -53,6 +67,33 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     rings = [f"{v}ring{s}" for s in range(k)]
     temps = [lp.TemporaryVariable(name, dtype, shape=(ring, *geo.loaded[1:]),
                                   address_space=lp.AddressSpace.LOCAL) for name in rings]
+    insns: list[Any] = []
+    per_item: set[str] = set()  # conditions of a work item's own points: once, before the steps
+    per_step: set[str] = {f"{v}bar_step"}  # a step's slots and plane conditions
+
+    def flag(name: str, cond: Any, *, hoisted: bool, shape: tuple[int, ...] = ()) -> Any:
+        """A private int holding *cond* (per owned point when hoisted), as a predicate."""
+        if cond is True:
+            return None
+        temps.append(lp.TemporaryVariable(name, np.int32, shape=shape,
+                                          address_space=lp.AddressSpace.PRIVATE))
+        # hoisted: over the owned points by loops of their own (q is nested in the steps)
+        target = var(name)[tuple(var(f"{v}h{d}") for d in inner)] if shape else var(name)
+        if hoisted:
+            cond = SubstitutionMapper(make_subst_func(
+                {f"{v}q{d}": var(f"{v}h{d}") for d in inner}))(cond)
+        insns.append(lp.Assignment(
+            target, cond, id=name, within_inames=hw | (
+                {f"{v}h{d}" for d in inner} if hoisted else steps),
+            depends_on=frozenset() if hoisted else frozenset({f"{v}bar_step"})))
+        (per_item if hoisted else per_step).add(name)
+        return var(name)[q] if shape else var(name)
+
+    def item_flag(name: str, conds: list[Any]) -> Any:
+        return flag(f"{v}{name}", _and(conds), hoisted=True, shape=geo.owned[1:])
+
+    def step_flag(name: str, conds: list[Any]) -> Any:
+        return flag(f"{v}{name}", _and(conds), hoisted=False)
 
     def plane(s: int) -> Any:  # the relative plane level s works on at this step
         return step - s * delay if s else step
@@ -73,58 +114,108 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
         for d in inner:
             if geo.lo[d] * s:
                 out.append(prim.Comparison(tt[d], ">=", geo.lo[d] * s))
-            if geo.hi[d] * s or geo.loaded[d] % geo.group[d]:
+            if geo.hi[d] * s:
                 out.append(prim.Comparison(tt[d], "<", geo.loaded[d] - geo.hi[d] * s))
         return out
 
-    def interior(x: list[Any]) -> Any:
-        return _and([cmp for d in range(n) for cmp in (
-            prim.Comparison(x[d], ">=", 0), prim.Comparison(x[d], "<", parse(form.extents[d])))])
+    def within_extent(d: int, x: Any, lo: int = 0, hi: Any = None) -> list[Any]:
+        return [prim.Comparison(x, ">=", lo), prim.Comparison(
+            x, "<", hi if hi is not None else parse(form.extents[d]))]
+
+    # ring slots: relative plane p sits in slot p mod ring; slot j holds (t + j) mod ring, one
+    # private int per slot and step (t + j ≥ 0: a plain remainder, no floor division per access)
+    ti = var(f"{v}ti")
+    slots = [prim.Remainder(ti + j, ring) if j else ti for j in range(ring)]
+    # a level's values at the work item's own points, the last ring planes: the update reads
+    # its own column's planes (the vertical neighbours and the point) from these registers and
+    # only the inner-axis neighbours from the __local ring (AN5D)
+    own = [f"{v}own{s}" for s in range(k)]
+    temps += [lp.TemporaryVariable(name, dtype, shape=(ring, *geo.owned[1:]),
+                                   address_space=lp.AddressSpace.PRIVATE) for name in own]
+
+    def mine(level: int, s: int, off0: int = 0) -> Any:
+        """Level *level*'s register of the plane level *s* works on (plus *off0*)."""
+        return var(own[level])[(slots[(off0 - s * delay) % ring],) + q]
 
     def at(level: int, s: int, offsets: tuple[Any, ...] = ()) -> Any:
         """Level *level*'s ring at the plane level *s* works on (plus *offsets*)."""
-        rp = plane(s) + offsets[0] if offsets and offsets[0] != 0 else plane(s)
-        idx = [prim.Remainder(rp, ring)]
+        off0 = offsets[0] if offsets else 0
+        if isinstance(off0, int):
+            slot = slots[(off0 - s * delay) % ring]
+        else:  # a radius loop moves the plane: its slot computed here (kept non-negative)
+            shift = ring * -(-(s * delay + lo0) // ring) - s * delay
+            slot = prim.Remainder(step + off0 + shift, ring)
+        idx = [slot]
         idx += [tt[d] + offsets[d] if offsets and offsets[d] != 0 else tt[d] for d in inner]
         return var(rings[level])[tuple(idx)]
 
-    insns: list[Any] = [lp.BarrierInstruction(
+    # per owned point (hoisted): inside the interior and the buffer along the inner axes, and
+    # still valid at each level; per step (group-uniform): which levels run, their planes inside
+    inner_in = item_flag("inner_in", [cmp for d in inner for cmp in within_extent(d, xs[d])])
+    inner_buf = item_flag("inner_buf", [cmp for d in inner for cmp in within_extent(
+        d, xs[d] + form.out_offsets[d], 0, parse(form.shape[d]))])
+    lives = {s: item_flag(f"live{s}", live(s)) for s in range(1, k + 1)}
+    runs = {s: step_flag(f"run{s}", needed(s)) for s in range(k + 1)}
+    plane_in = {s: step_flag(f"plane_in{s}", within_extent(0, coords(s)[0]))
+                for s in range(1, k + 1)}
+    plane_buf = step_flag("plane_buf", within_extent(
+        0, coords(0)[0] + form.out_offsets[0], 0, parse(form.shape[0])))
+
+    def preds(*flags: Any) -> frozenset[Any]:
+        return frozenset(f for f in flags if f is not None)
+
+    insns.insert(0, lp.BarrierInstruction(
         f"{v}bar_step", synchronization_kind="local", mem_kind="local",
-        within_inames=frozenset({f"{v}t"}))]
-    after = frozenset({f"{v}bar_step"})
+        within_inames=steps))
+    after = frozenset(per_item | per_step)
     # level 0: the input plane, zero outside the buffer
     buf = [x + form.out_offsets[d] for d, x in enumerate(coords(0))]
     insns.append(lp.Assignment(
-        at(0, 0), prim.If(in_bounds(form, buf), var(form.input)[tuple(buf)], 0),
-        id=f"{v}load", depends_on=after, within_inames=within,
-        predicates=frozenset(needed(0) + live(0))))
+        mine(0, 0), prim.If(_and([f for f in (inner_buf, plane_buf) if f is not None]),
+                            var(form.input)[tuple(buf)], 0),
+        id=f"{v}load", depends_on=after, within_inames=within, predicates=preds(runs[0])))
+    insns.append(lp.Assignment(
+        at(0, 0), mine(0, 0), id=f"{v}share0", depends_on=after | {f"{v}load"},
+        within_inames=within, predicates=preds(runs[0])))
     temporaries: list[tuple[str, str]] = []
     for s in range(1, k + 1):
         x = coords(s)
-        inside = interior(x)
+        inside = [f for f in (inner_in, plane_in[s]) if f is not None]
         if s < k:
-            result = at(s, s)
+            result = mine(s, s)
         else:
             result = var(form.output)[tuple(x[d] + form.out_offsets[d] for d in range(n))]
-        mine: dict[str, str] = {}
+        named: dict[str, str] = {}
 
         def below(off: tuple[Any, ...], s: int = s) -> Any:
+            if all(isinstance(o, int) for o in off) and not any(off[1:]):
+                return mine(s - 1, s, off[0])  # the own column: a register
             return at(s - 1, s, off)
 
         def register(name: str, x: list[Any] = x) -> Any:
             return var(name)[tuple(x[d] + form.registers[name][d] for d in range(n))]
 
-        update, _ = place_update(
+        update, last = place_update(
             form, prefix=f"{v}s{s}_", coords={form.inames[d]: x[d] for d in range(n)},
             read_input=below, read_register=register, result=result, within=within,
-            predicates=frozenset(needed(s) + live(s) + [inside]),
-            depends_on=after, temporaries=mine)
-        temporaries += mine.items()
-        insns += update
-        if s < k:  # outside the interior: the level below's value (the boundary) carries over
+            predicates=preds(runs[s], lives[s]), depends_on=after,
+            temporaries=named)
+        temporaries += named.items()
+        for insn in update:
+            if insn.id == last and s < k:
+                # outside the interior the level below's value (the boundary) carries over:
+                # one assignment, no second instruction under the negated condition
+                insn = insn.copy(expression=prim.If(_and(inside), insn.expression,
+                                                    mine(s - 1, s)))
+            elif insn.id == last or insn.read_dependency_names() & set(knl.arg_dict):
+                insn = insn.copy(predicates=insn.predicates | frozenset(inside))
+            insns.append(insn)
+        if s < k:  # the new plane, shared with the neighbours
             insns.append(lp.Assignment(
-                at(s, s), at(s - 1, s), id=f"{v}keep{s}", depends_on=after, within_inames=within,
-                predicates=frozenset(needed(s) + live(s) + [prim.LogicalNot(inside)])))
+                at(s, s), mine(s, s), id=f"{v}share{s}", depends_on=after | {last},
+                within_inames=within, predicates=preds(runs[s], lives[s])))
+    # no order between the levels of a step: each reads registers and ring planes of the level
+    # below written at earlier steps (before the step's barrier), never the step's own
     for name, new in temporaries:
         tv = knl.temporary_variables[name]
         temps.append(lp.TemporaryVariable(new, tv.dtype, shape=(),
@@ -138,6 +229,11 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     # levels of one step touch different planes of a ring; a plane written at one step is read
     # at later ones, after the step barrier: an order loopy's check cannot see across steps
     t = lp.set_options(t, enforce_variable_access_ordered="no_check")
+    # the global reads are guarded by flags computed ahead (the conditions hoisted out of the
+    # step loop), which loopy's bounds check does not follow; the tests read NaN pads
+    t = lp.set_options(t, enforce_array_accesses_within_bounds="no_check")
     t = lp.tag_inames(t, hardware_tags(geo, v))
-    t = lp.tag_inames(t, {f"{v}q{d}": "unr" for d in inner})
-    return lp.prioritize_loops(t, ",".join([f"{v}t"] + [f"{v}q{d}" for d in inner]))
+    t = lp.tag_inames(t, {f"{v}{c}{d}": "unr" for d in inner for c in "qh"})
+    t = lp.tag_inames(t, {f"{v}ti": "unr"})
+    return lp.prioritize_loops(t, ",".join([f"{v}to", f"{v}ti"] +
+                                           [f"{v}q{d}" for d in inner]))

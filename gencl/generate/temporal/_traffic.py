@@ -49,6 +49,54 @@ def reads_per_update(form: TemporalForm) -> dict[str, int]:
     return counts
 
 
+def ring_reads_per_update(form: TemporalForm) -> tuple[int, int]:
+    """The stream scheme's ``__local`` reads per point update: the input reads off the work
+    item's own column (an inner-axis offset, or a plane offset a radius loop moves; the own
+    column's planes are registers), split into those of instructions that run at every worked
+    point (no global read: not guarded by the interior) and those that run at updates only."""
+    import loopy as lp
+    from loopy.symbolic import WalkMapper
+
+    from gencl.generate.temporal._update import offsets
+
+    knl = form.kernel
+    unguarded = guarded = 0
+
+    def trips(inames: Any) -> int:
+        return math.prod(int(knl.get_constant_iname_length(i)) for i in inames)
+
+    class Walk(WalkMapper):
+        def __init__(self, weight: int) -> None:
+            super().__init__()
+            self.weight, self.count = [weight], 0
+
+        def map_reduction(self, expr, *args):
+            self.weight.append(self.weight[-1] * trips(expr.inames))
+            self.rec(expr.expr, *args)
+            self.weight.pop()
+
+        def map_subscript(self, expr, *args):
+            if getattr(expr.aggregate, "name", None) == form.input:
+                off = offsets(form, expr.index_tuple)
+                if not all(isinstance(o, int) for o in off) or any(off[1:]):
+                    self.count += self.weight[-1]
+            return super().map_subscript(expr, *args)
+
+    for insn in knl.instructions:
+        if not isinstance(insn, lp.Assignment):
+            continue
+        walk = Walk(trips(insn.within_inames - set(form.inames)))
+        walk(insn.expression)
+        writes_output = getattr(getattr(insn.assignee, "aggregate", None), "name",
+                                None) == form.output
+        reads_global = bool(insn.read_dependency_names() & (set(knl.arg_dict) - {form.input}))
+        if writes_output or reads_global:
+            guarded += walk.count
+        else:
+            unguarded += walk.count
+    return unguarded, guarded
+
+
 def _overlap(a: int, b: int, c: int, d: int) -> int:
     return max(0, min(b, d) - max(a, c))
 
@@ -154,12 +202,14 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
         worked = [planes(s, False) * math.prod(count(d, *live(d, s)) for d in inner)
                   for s in range(k + 1)]
         updates = sum(per_level[1:])
-        keeps = sum(worked[s] - per_level[s] for s in range(1, k))
+        unguarded, guarded = ring_reads_per_update(form)
         out = {
             "global_read_bytes": size * (fetched + (register_reads + other_reads) * updates),
             "point_updates": updates,
-            "local_read_bytes": size * (own_reads * updates + keeps),
-            "local_write_bytes": size * (loaded + sum(per_level[1:k]) + keeps),
+            "local_read_bytes": size * sum(unguarded * worked[s] + guarded * per_level[s]
+                                           for s in range(1, k + 1)),
+            # every worked point of a level below k shares its plane (carried values too)
+            "local_write_bytes": size * (loaded + sum(worked[1:k])),
             "barriers_per_group": geo.steps,
         }
     interior = math.prod(ext)
