@@ -33,7 +33,7 @@ from gencl.generate.temporal._form import TemporalForm
 from gencl.generate.temporal._geometry import Geometry
 from gencl.generate.temporal._names import fresh_prefix
 from gencl.generate.temporal._tile import (
-    _SILENCED, _and, arguments_and_domains, hardware_tags)
+    _and, arguments_and_domains, blocked_kernel, hardware_tags)
 from gencl.generate.temporal._update import place_update
 
 
@@ -216,16 +216,7 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
                 within_inames=within, predicates=preds(runs[s], lives[s])))
     # no order between the levels of a step: each reads registers and ring planes of the level
     # below written at earlier steps (before the step's barrier), never the step's own
-    for name, new in temporaries:
-        tv = knl.temporary_variables[name]
-        temps.append(lp.TemporaryVariable(new, tv.dtype, shape=(),
-                                          address_space=lp.AddressSpace.PRIVATE))
-    # dependencies as written: loopy would add one from each reader of a tile or ring to its
-    # single writer and sync them, when the barriers written here order them already
-    insns = [i.copy(depends_on_is_final=True) for i in insns]
-    t = lp.make_kernel(domains, insns, args + temps, name=knl.name,
-                       target=lp.PyOpenCLTarget(), lang_version=(2018, 2),
-                       seq_dependencies=False, silenced_warnings=_SILENCED)
+    t = blocked_kernel(knl, domains, insns, args, temps, temporaries)
     # levels of one step touch different planes of a ring; a plane written at one step is read
     # at later ones, after the step barrier: an order loopy's check cannot see across steps
     t = lp.set_options(t, enforce_variable_access_ordered="no_check")

@@ -70,6 +70,21 @@ def hardware_tags(geo: Geometry, v: str) -> dict[str, str]:
     return tags
 
 
+def blocked_kernel(knl: Any, domains: list[str], insns: list[Any], args: list[Any],
+                   temps: list[Any], renamed: Any) -> lp.TranslationUnit:
+    """The blocked program of either scheme from its parts: the update's own private
+    temporaries under their new names (*renamed*: (old, new) pairs) and the dependencies as
+    written: loopy would add one from each reader of a tile or ring to its single writer and
+    sync them, when the barriers the schemes write order them already."""
+    temps = list(temps) + [
+        lp.TemporaryVariable(new, knl.temporary_variables[name].dtype, shape=(),
+                             address_space=lp.AddressSpace.PRIVATE) for name, new in renamed]
+    return lp.make_kernel(domains, [i.copy(depends_on_is_final=True) for i in insns],
+                          args + temps, name=knl.name, target=lp.PyOpenCLTarget(),
+                          lang_version=(2018, 2), seq_dependencies=False,
+                          silenced_warnings=_SILENCED)
+
+
 def tile_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     """The tile scheme's program (see the module docstring)."""
     knl = form.kernel
@@ -186,16 +201,7 @@ def tile_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
         var(tile_name)[tuple(tt)], id=f"{v}store", depends_on=frozenset({f"{v}bar_end"}),
         within_inames=frozenset(hw | {f"{v}o{d}" for d in range(n)}),
         predicates=frozenset({prim.Comparison(var(depth)[owned("o")], ">=", k)})))
-    for name, new in temporaries.items():
-        tv = knl.temporary_variables[name]
-        temps.append(lp.TemporaryVariable(new, tv.dtype, shape=(),
-                                          address_space=lp.AddressSpace.PRIVATE))
-    # dependencies as written: loopy would add one from each reader of a tile or ring to its
-    # single writer and sync them, when the barriers written here order them already
-    insns = [i.copy(depends_on_is_final=True) for i in insns]
-    t = lp.make_kernel(domains, insns, args + temps, name=knl.name,
-                       target=lp.PyOpenCLTarget(), lang_version=(2018, 2),
-                       seq_dependencies=False, silenced_warnings=_SILENCED)
+    t = blocked_kernel(knl, domains, insns, args, temps, temporaries.items())
     t = lp.tag_inames(t, hardware_tags(geo, v))
     # the depth flags stand for the interior and margin guards: loopy's bounds check cannot
     # follow them (the tests read NaN pads)
