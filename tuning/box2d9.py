@@ -14,7 +14,7 @@ vector (unaligned neighbours gathered lane by lane), in a work-group of ``workgr
 import loopy as lp
 import numpy as np
 
-from gencl.generate.temporal import temporal_constraint, temporal_knobs
+from gencl.generate.temporal import offered, temporal_constraint, temporal_knobs
 from gencl.spec import ApplicationHooks, BenchmarkSpec, Knob
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
@@ -194,6 +194,12 @@ def points(point, sizes):
 
 
 PING_PONG = (("u_new", "u"),)
+PLAIN = {"vector_width": 1, "stream": 1}
+TEMPORAL_RULE = temporal_constraint(program, PING_PONG, params=("dtype",), defaults=PLAIN,
+                                    sizes=sizes)
+#: the temporal axes, cut to the values some work-group can take
+TEMPORAL_KNOBS = offered(temporal_knobs(2, PING_PONG), TEMPORAL_RULE,
+                         {"dtype": "float32", **PLAIN}, "workgroup", WORKGROUPS) or {}
 
 SPEC = BenchmarkSpec(
     name="box2d9",
@@ -202,7 +208,7 @@ SPEC = BenchmarkSpec(
     params={"dtype": tuple(DTYPES)},
     knobs={
         # temporal blocking (gencl.generate.temporal), first: it replaces the program
-        **temporal_knobs(2, PING_PONG),
+        **TEMPORAL_KNOBS,
         "vector_width": Knob("vector", (1, 2, 4, 8), {
             "iname": "i", "arrays": ("u", "u_new"), "size": "nx", "gather": True}),
         "stream": Knob("streaming", (1, 4, 16, 64), {"iname": "j"}),
@@ -214,9 +220,7 @@ SPEC = BenchmarkSpec(
     verify_sizes=verify_sizes,
     metrics={"bytes": compulsory_bytes, "points": points,
              "flops": lambda p, s: FLOPS_PER_POINT * points(p, s)},
-    constraints=[temporal_constraint(program, PING_PONG, params=("dtype",),
-                                     defaults={"vector_width": 1, "stream": 1}, sizes=sizes),
-                 _fits],
+    constraints=[TEMPORAL_RULE, _fits],
     group="application",
     # u_new feeds u on the next sweep: correctness is checked over several launches
     hooks=ApplicationHooks(ping_pong=PING_PONG, compulsory_bytes=compulsory_bytes,

@@ -526,7 +526,7 @@ def temporal_axes(spec: BenchmarkSpec, st: Stencil, t: Any, knobs: Mapping[str, 
     program can be blocked in time; the other transforms stay at their first (identity)
     values on a temporal point."""
     from gencl.generate.temporal import (
-        NotTemporal, read_temporal_form, temporal_constraint, temporal_knobs)
+        NotTemporal, offered, read_temporal_form, temporal_constraint, temporal_knobs)
 
     if not spec.hooks.ping_pong:
         return None
@@ -539,21 +539,12 @@ def temporal_axes(spec: BenchmarkSpec, st: Stencil, t: Any, knobs: Mapping[str, 
     axes = temporal_knobs(st.ndim, spec.hooks.ping_pong)
     rule = temporal_constraint(spec.program, spec.hooks.ping_pong, params=tuple(spec.params),
                                defaults=plain, sizes=spec.sizes, workgroup=roles["workgroup"])
-    # a scheme no work-group and points can take here (a wide halo: the margins of a radius-4
-    # star overflow every tile) is not offered
     base = {**spec.complete({}), **plain}
-    t_axis, k_axis, p_axis = list(axes)[:3]
-    k_min = min(k for k in axes[k_axis].values if k > 1)
-    fits = {(s, p) for s in axes[t_axis].values[1:] for p in axes[p_axis].values
-            if any(rule({**base, t_axis: s, k_axis: k_min, p_axis: p, roles["workgroup"]: wg},
-                        None) is None for wg in knobs[roles["workgroup"]].values)}
-    if not fits:
+    wg = roles["workgroup"]
+    offered_axes = offered(axes, rule, base, wg, knobs[wg].values)
+    if offered_axes is None:
         return None
-    axes[t_axis] = dataclasses.replace(axes[t_axis], values=("none", *(
-        s for s in axes[t_axis].values[1:] if any(f[0] == s for f in fits))))
-    axes[p_axis] = dataclasses.replace(axes[p_axis], values=(axes[p_axis].values[0], *(
-        p for p in axes[p_axis].values[1:] if any(f[1] == p for f in fits))))
-    return axes, rule
+    return offered_axes, rule
 
 
 def wants_derived_space(spec: BenchmarkSpec) -> bool:

@@ -11,9 +11,9 @@ outermost axis, the k time levels pipelined in rings of planes). ``local_bytes``
 from gencl.generate.temporal._form import NotTemporal, TemporalForm, read_temporal_form
 from gencl.generate.temporal._geometry import SCHEMES, Geometry, geometry
 from gencl.generate.temporal._program import local_bytes, temporal_program
-from gencl.generate.temporal._space import temporal_constraint, temporal_knobs
+from gencl.generate.temporal._space import offered, temporal_constraint, temporal_knobs
 from gencl.generate.temporal._traffic import tile_traffic
 
 __all__ = ["SCHEMES", "Geometry", "NotTemporal", "TemporalForm", "geometry", "local_bytes",
-           "read_temporal_form", "temporal_constraint", "temporal_knobs", "temporal_program",
-           "tile_traffic"]
+           "offered", "read_temporal_form", "temporal_constraint", "temporal_knobs",
+           "temporal_program", "tile_traffic"]

@@ -50,6 +50,30 @@ def temporal_knobs(ndim: int, ping_pong: Sequence[tuple[str, str]]) -> dict[str,
     }
 
 
+def offered(axes: Mapping[str, Knob], rule: Callable[[Any, Any], str | None],
+            base: Mapping[str, Any], workgroup: str, workgroups: Sequence[Any]
+            ) -> dict[str, Knob] | None:
+    """*axes* cut to the values some valid point takes (the rule at no device): a scheme, a
+    sweep count or a points value no work-group can take here (the margins of a radius-4 star
+    overflow every tile at k = 4) is not offered. None when no temporal point is valid."""
+    import dataclasses
+
+    schemes, sweeps, points = (axes[a].values for a in (TEMPORAL_AXIS, SWEEPS_AXIS,
+                                                        TEMPORAL_POINTS_AXIS))
+    fits = {(s, k, p) for s in schemes[1:] for k in sweeps if k > 1 for p in points[1:]
+            if any(rule({**base, TEMPORAL_AXIS: s, SWEEPS_AXIS: k, TEMPORAL_POINTS_AXIS: p,
+                         workgroup: wg}, None) is None for wg in workgroups)}
+    if not fits:
+        return None
+    keep = {TEMPORAL_AXIS: schemes[:1] + tuple(s for s in schemes[1:] if any(
+                f[0] == s for f in fits)),
+            SWEEPS_AXIS: tuple(k for k in sweeps if k == 1 or any(f[1] == k for f in fits)),
+            TEMPORAL_POINTS_AXIS: points[:1] + tuple(p for p in points[1:] if any(
+                f[2] == p for f in fits))}
+    return {name: dataclasses.replace(knob, values=keep[name]) if name in keep else knob
+            for name, knob in axes.items()}
+
+
 def temporal_constraint(program: Callable[[Any], Any], ping_pong: Sequence[tuple[str, str]],
                         *, params: Sequence[str], defaults: Mapping[str, Any],
                         sizes: Callable[[Any, Any, bool], Mapping[str, int]],
