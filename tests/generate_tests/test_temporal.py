@@ -181,7 +181,7 @@ def test_tile_traffic_counts_what_the_scheme_does(name, scheme, k, wg, pts, size
     assert got["global_write_bytes"] == walked["global_write_bytes"] == form.itemsize * interior
     assert got["point_updates"] > k * interior  # the margins are recomputed
     geo = geometry(form, scheme, k, wg, pts)
-    expected_barriers = 2 * k + 1 if scheme == "tile" else geo.steps
+    expected_barriers = k + 1 if scheme == "tile" else geo.steps
     assert got["barriers_per_group"] == expected_barriers
     # the local footprint is what the generated source declares
     src = lower(spec, _point(spec, scheme, k, wg, pts)).source

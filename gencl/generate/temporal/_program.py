@@ -38,6 +38,6 @@ def local_bytes(form: TemporalForm, geo: Geometry) -> int:
     """Bytes of ``__local`` memory one work-group of the blocked program allocates."""
     import math
 
-    if geo.scheme == "tile":
-        return form.itemsize * math.prod(geo.loaded)
+    if geo.scheme == "tile":  # two halves
+        return 2 * form.itemsize * math.prod(geo.loaded)
     return form.itemsize * geo.sweeps * geo.ring * math.prod(geo.loaded[1:])

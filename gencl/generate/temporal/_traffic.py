@@ -164,9 +164,10 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
             "global_read_bytes": size * (fetched + registers * len(form.registers)
                                          + other_reads * updates),
             "point_updates": updates,
-            "local_read_bytes": size * own_reads * updates,
-            "local_write_bytes": size * (loaded + updates),
-            "barriers_per_group": 2 * k + 1,
+            # the load fills both halves (the second copied from the first)
+            "local_read_bytes": size * (own_reads * updates + loaded),
+            "local_write_bytes": size * (2 * loaded + updates),
+            "barriers_per_group": k + 1,
         }
     else:
         c, lo0, hi0, delay = geo.points[0], geo.lo[0], geo.hi[0], geo.delay
