@@ -71,6 +71,11 @@ def hardware_tags(geo: Geometry, v: str) -> dict[str, str]:
     return tags
 
 
+def in_half(half: Any, coords: list[Any]) -> tuple[Any, ...]:
+    """The index of a tile point in one of the tile's two halves."""
+    return (half, *coords)
+
+
 def blocked_kernel(knl: Any, domains: list[str], insns: list[Any], args: list[Any],
                    temps: list[Any], renamed: Any) -> lp.TranslationUnit:
     """The blocked program of either scheme from its parts: the update's own private
@@ -134,12 +139,12 @@ def tile_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     tt = local("a")
     buf = [x + form.out_offsets[d] for d, x in enumerate(interior_coord(tt))]
     insns.append(lp.Assignment(
-        var(tile_name)[(0, *tt)],
+        var(tile_name)[in_half(0, tt)],
         prim.If(in_bounds(form, buf), var(form.input)[tuple(buf)], 0),
         id=f"{v}load", within_inames=hw | {f"{v}a{d}" for d in range(n)}))
     # both halves: a point no sweep updates (the boundary) is read from either
     insns.append(lp.Assignment(
-        var(tile_name)[(1, *tt)], var(tile_name)[(0, *tt)], id=f"{v}load2",
+        var(tile_name)[in_half(1, tt)], var(tile_name)[in_half(0, tt)], id=f"{v}load2",
         depends_on=frozenset({f"{v}load"}),
         within_inames=hw | {f"{v}a{d}" for d in range(n)}))
     # per owned point, once: the sweeps it is computed at (0 outside the interior); a sweep's
@@ -179,9 +184,9 @@ def tile_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     update, last = place_update(
         form, prefix=f"{v}u_", coords={form.inames[d]: x[d] for d in range(n)},
         read_input=lambda off: var(tile_name)[
-            (prim.Remainder(sweep, 2), *(tt[d] + off[d] for d in range(n)))],
+            in_half(prim.Remainder(sweep, 2), [tt[d] + off[d] for d in range(n)])],
         read_register=lambda name: var(f"{v}reg_{name}")[at],
-        result=var(tile_name)[(prim.Remainder(sweep + 1, 2), *tt)],
+        result=var(tile_name)[in_half(prim.Remainder(sweep + 1, 2), tt)],
         within=frozenset(hw | {f"{v}s"} | {f"{v}c{d}" for d in range(n)}),
         predicates=frozenset({prim.Comparison(sweep, "<", var(depth)[at])}),
         depends_on=frozenset({f"{v}bar_top"}), temporaries=temporaries)
@@ -197,7 +202,7 @@ def tile_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     x = interior_coord(tt)
     insns.append(lp.Assignment(
         var(form.output)[tuple(x[d] + form.out_offsets[d] for d in range(n))],
-        var(tile_name)[(k % 2, *tt)], id=f"{v}store", depends_on=frozenset({f"{v}bar_end"}),
+        var(tile_name)[in_half(k % 2, tt)], id=f"{v}store", depends_on=frozenset({f"{v}bar_end"}),
         within_inames=frozenset(hw | {f"{v}o{d}" for d in range(n)}),
         predicates=frozenset({prim.Comparison(var(depth)[owned("o")], ">=", k)})))
     t = blocked_kernel(knl, domains, insns, args, temps, temporaries.items())
