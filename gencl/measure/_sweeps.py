@@ -23,6 +23,7 @@ from typing import Any
 
 from gencl.errors import GenclError
 from gencl.spec import (
+    NO_TEMPORAL,
     SWEEPS_AXIS,
     TEMPORAL_AXIS,
     TEMPORAL_POINTS_AXIS,
@@ -31,11 +32,6 @@ from gencl.spec import (
     steps_per_launch,
 )
 
-#: the generic axes of temporal blocking (the transform's interface): its scheme ("none": the
-#: program untouched) and k, the sweeps one launch runs
-#: the scheme value of a point that is not temporally blocked
-NO_SCHEME = "none"
-SCHEME_AXIS, POINTS_AXIS = TEMPORAL_AXIS, TEMPORAL_POINTS_AXIS
 
 #: the keys ``tile_traffic`` reports, per launch
 TRAFFIC_KEYS = ("global_read_bytes", "global_write_bytes", "point_updates", "local_read_bytes",
@@ -59,8 +55,8 @@ def one_sweep_form(point: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(point)
     if SWEEPS_AXIS in out:
         out[SWEEPS_AXIS] = 1
-    if SCHEME_AXIS in out:
-        out[SCHEME_AXIS] = NO_SCHEME
+    if TEMPORAL_AXIS in out:
+        out[TEMPORAL_AXIS] = NO_TEMPORAL
     return out
 
 
@@ -129,8 +125,8 @@ def temporal_traffic(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, in
     """What one launch of a temporally blocked *point* moves and computes
     (``gencl.generate.temporal.tile_traffic``: ``TRAFFIC_KEYS``), or None: a point without a
     temporal scheme, or a program the transform does not take (priced as any other point)."""
-    scheme = point.get(SCHEME_AXIS, NO_SCHEME)
-    if scheme in (None, NO_SCHEME):
+    scheme = point.get(TEMPORAL_AXIS, NO_TEMPORAL)
+    if scheme in (None, NO_TEMPORAL):
         return None
     from gencl.generate.temporal import NotTemporal, read_temporal_form, tile_traffic
 
@@ -139,7 +135,7 @@ def temporal_traffic(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, in
     except NotTemporal:
         return None
     traffic = tile_traffic(form, scheme, point.get(SWEEPS_AXIS, 1), tuple(point["workgroup"]),
-                           tuple(point.get(POINTS_AXIS) or ()), dict(sizes))
+                           tuple(point.get(TEMPORAL_POINTS_AXIS) or ()), dict(sizes))
     return {k: float(traffic[k]) for k in TRAFFIC_KEYS if k in traffic}
 
 

@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gencl.measure._sweeps import SCHEME_AXIS, compulsory_per_sweep, sweep_figures
+from gencl.measure._sweeps import compulsory_per_sweep, sweep_figures
 from gencl.spec import (
-    baseline_variant, compulsory_bytes, flops_per_launch, matches, steps_per_launch,
+    TEMPORAL_AXIS, baseline_variant, compulsory_bytes, flops_per_launch, matches, steps_per_launch,
     variant_name)
 
 Record = Mapping[str, Any]
@@ -276,7 +276,7 @@ def _temporal_table(view: _View, summary: Mapping[str, Any]) -> list[str]:
     spec, copy_bw = view.spec, summary.get("copy_bw_Bps")
     groups: dict[tuple[int, str], Record] = {}
     for r in sorted(view.ok, key=view.per_step):
-        key = (steps_per_launch(spec, r["point"]), str(r["point"].get(SCHEME_AXIS, "")))
+        key = (steps_per_launch(spec, r["point"]), str(r["point"].get(TEMPORAL_AXIS, "")))
         groups.setdefault(key, r)
     single = summary.get("best_single_sweep_s")
     lines = ["## Temporal blocking (k steps per launch, times per step)", "",

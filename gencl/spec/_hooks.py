@@ -112,6 +112,8 @@ def _text(value: Any) -> str:
 #: the axes of temporal blocking, the same in hand-bound and derived spaces: the scheme
 #: (``none`` = one step per launch), the steps per launch, points per work item per axis
 TEMPORAL_AXIS, SWEEPS_AXIS, TEMPORAL_POINTS_AXIS = "temporal", "sweeps", "temporal_points"
+#: the scheme of a point that is not blocked in time (the program untouched)
+NO_TEMPORAL = "none"
 
 
 def steps_per_launch(spec: BenchmarkSpec, point: Point) -> int:
@@ -119,7 +121,7 @@ def steps_per_launch(spec: BenchmarkSpec, point: Point) -> int:
     temporally blocked point (``temporal`` not ``none``), else 1."""
     if spec.hooks.steps is not None:
         return int(spec.hooks.steps(point))
-    if point.get(TEMPORAL_AXIS, "none") != "none":
+    if point.get(TEMPORAL_AXIS, NO_TEMPORAL) != NO_TEMPORAL:
         return int(point.get(SWEEPS_AXIS, 1))
     return 1
 

@@ -18,8 +18,10 @@ import loopy as lp
 
 from gencl.errors import KnobError
 from gencl.generate.knobs._base import Transform
+from gencl.generate.temporal._geometry import SCHEMES as BLOCKED
+from gencl.spec import NO_TEMPORAL
 
-SCHEMES = ("none", "tile", "stream")
+SCHEMES = (NO_TEMPORAL, *BLOCKED)
 
 
 def block_in_time(t: lp.TranslationUnit, scheme: str, *, ping_pong: Sequence[tuple[str, str]],

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gencl.generate.temporal._form import NotTemporal, TemporalForm, read_temporal_form
-from gencl.generate.temporal._geometry import geometry
+from gencl.generate.temporal._geometry import SCHEMES, geometry
 from gencl.generate.temporal._program import local_bytes
-from gencl.spec import SWEEPS_AXIS, TEMPORAL_AXIS, TEMPORAL_POINTS_AXIS, Knob
+from gencl.spec import NO_TEMPORAL, SWEEPS_AXIS, TEMPORAL_AXIS, TEMPORAL_POINTS_AXIS, Knob
 
 #: sweeps per launch offered, by number of axes (deeper in 2-D: a plane's halo is cheaper)
 SWEEPS = {2: (1, 2, 4, 6, 8), 3: (1, 2, 3, 4)}
@@ -42,7 +42,7 @@ def temporal_knobs(ndim: int, ping_pong: Sequence[tuple[str, str]]) -> dict[str,
     """The three temporal axes (apply them first: the scheme replaces the program)."""
     default = (1,) * ndim
     return {
-        TEMPORAL_AXIS: Knob("temporal", ("none", "tile", "stream"),
+        TEMPORAL_AXIS: Knob("temporal", (NO_TEMPORAL, *SCHEMES),
                             {"ping_pong": tuple(tuple(p) for p in ping_pong)}),
         SWEEPS_AXIS: Knob("temporal_parameter", SWEEPS.get(ndim, (1, 2, 4))),
         TEMPORAL_POINTS_AXIS: Knob("temporal_parameter", (
