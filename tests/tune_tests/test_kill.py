@@ -84,7 +84,9 @@ def test_kill_9_mid_trial_then_restart_at_once(tmp_path):
                     and "worker_died" not in t.user_attrs)
     assert max(fresh.values()) == 1, fresh
     retry = [t for t in trials if t.user_attrs.get("retry_of") == killed]
-    assert len(retry) == 1 and retry[0].params == killed_params
+    # the retry keeps what the killed trial had chosen; a kill during the suggestion leaves only
+    # some axes chosen, and the sampler picks the rest
+    assert len(retry) == 1 and killed_params.items() <= retry[0].params.items()
     assert retry[0].state == TrialState.COMPLETE or "status" in retry[0].user_attrs
 
     # a rerun of the finished study adds nothing
