@@ -200,3 +200,11 @@ def _point_offsets(sub: Any, inames: tuple[str, ...]) -> tuple[int, ...] | None:
             return None
         out.append(int(terms.get(1, 0)))
     return tuple(out)
+
+
+def input_offsets(form: TemporalForm) -> list[tuple[Any, ...]]:
+    """Per read of the input in the update, its offset from the updated point per axis (an int,
+    or an expression where a loop moves it)."""
+    from gencl.generate.temporal._update import offsets
+
+    return [offsets(form, sub.index_tuple) for sub in _subscripts(form.kernel, {form.input})]

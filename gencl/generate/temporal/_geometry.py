@@ -10,12 +10,16 @@ as in ``TemporalForm``; the knobs give work-group and points contiguous axis fir
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gencl.generate.temporal._form import NotTemporal, TemporalForm
 
 SCHEMES = ("tile", "stream")
+#: stream scheme: a plane is loaded one step before level 0 shares it, so its global latency
+#: overlaps the step's work and barrier instead of stalling the store to the ring
+LEAD = 1
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,13 @@ class Geometry:
     points: tuple[int, ...]
     lo: tuple[int, ...]
     hi: tuple[int, ...]
+    #: stream scheme (``pipeline``): steps level s trails level s − 1, planes of a level's
+    #: ``__local`` ring, planes of its register ring
+    delay: int = 0
+    ring: int = 0
+    own_ring: int = 0
+    #: stream scheme: steps a plane is loaded ahead of its use
+    lead: int = 0
 
     @property
     def ndim(self) -> int:
@@ -58,28 +69,19 @@ class Geometry:
     @property
     def per_item(self) -> int:
         """Tile points one work item owns (stream: per plane; the planes are steps)."""
-        import math
         return math.prod(self.owned[1:] if self.scheme == "stream" else self.owned)
 
     @property
-    def ring(self) -> int:
-        """Stream scheme: planes each time level keeps (the 2r+1 a level reads, one being
-        written)."""
-        return self.lo[0] + self.hi[0] + 2
-
-    @property
-    def delay(self) -> int:
-        """Stream scheme: planes level s trails level s − 1 by (hi + 1: all levels of a step
-        run without a barrier between them)."""
-        return self.hi[0] + 1
+    def unroll(self) -> int:
+        """Stream scheme: steps the step loop is unrolled by (every ring slot a constant)."""
+        return math.lcm(self.ring, self.own_ring)
 
     @property
     def steps(self) -> int:
         """Stream scheme: steps of a chunk (planes loaded, plus the pipeline's drain), rounded up
-        to a multiple of the ring (the step loop is unrolled by it: ring slots are constants;
-        the extra steps do nothing but their barrier)."""
-        busy = self.points[0] + self.sweeps * (self.lo[0] + self.hi[0] + 1)
-        return -(-busy // self.ring) * self.ring
+        to a multiple of ``unroll`` (the extra steps do nothing but their barrier)."""
+        busy = self.points[0] + self.sweeps * (self.lo[0] + self.delay) + self.lead
+        return -(-busy // self.unroll) * self.unroll
 
 
 def geometry(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequence[int],
@@ -110,8 +112,51 @@ def geometry(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequence[i
                               f"outermost extent is {group[0]}, must be 1)")
     geo = Geometry(scheme, int(sweeps), group, pts, tuple(-lo for lo, _ in form.halo),
                    tuple(hi for _, hi in form.halo))
+    if scheme == "stream":
+        delay, ring, own_ring = pipeline(form)
+        geo = replace(geo, delay=delay, ring=ring, own_ring=_fitted(own_ring + LEAD, ring),
+                      lead=LEAD)
     for d, (t, n) in enumerate(zip(geo.tile, geo.loaded)):
         if t < 1:
             raise NotTemporal(f"a loaded tile of {n} points along axis {d} (work-group × points) "
                               f"leaves no output after {sweeps} sweeps' margins")
     return geo
+
+
+def pipeline(form: TemporalForm) -> tuple[int, int, int]:
+    """Stream scheme: (delay, ring, own_ring) of the update's reads of the input.
+
+    Level s works on plane t − s·delay at step t; the levels of a step run in order (one
+    barrier per step, before it). A read at walked-axis offset o of the work item's own column
+    (every inner offset 0) comes from its registers: level s − 1 wrote that plane at step
+    t − delay + o, which this step's earlier level may be (o ≤ delay). A read with an inner
+    offset comes from the ``__local`` ring, written by other work items: only planes of earlier
+    steps are safe (o < delay). So delay = max(own o, ring o + 1). A ring plane is read until
+    delay − min(ring o) steps after its write, while one barrier per step lets another work
+    item write the next slot in the same step: ring = delay − min(ring o) + 1 planes; registers
+    are read until delay + lo steps after, and written before the read in a step: own_ring =
+    delay + lo + 1. A star stencil (plane neighbours only in its own column, radius 1) gets
+    delay 1, a 2-plane ring, 3 registers; a box stencil delay 2, 4 and 4. A read whose plane
+    offset a loop moves goes through the ring at any offset of the halo.
+    """
+    from gencl.generate.temporal._form import input_offsets
+
+    lo0, hi0 = -form.halo[0][0], form.halo[0][1]
+    own, ring = [0], []
+    for off in input_offsets(form):
+        if not all(isinstance(o, int) for o in off):
+            ring += [-lo0, hi0]
+        elif any(off[1:]):
+            ring.append(off[0])
+        else:
+            own.append(off[0])
+    delay = max(max(own), max(ring, default=-1) + 1, 1)
+    return delay, delay - min(ring, default=0) + 1, delay + max(0, -min(own)) + 1
+
+
+def _fitted(size: int, ring: int) -> int:
+    """A register ring of at least *size* planes whose common multiple with the ``__local``
+    ring is small (the step loop is unrolled by it): a multiple of the ring, or a divisor."""
+    if size > ring:
+        return -(-size // ring) * ring
+    return min(d for d in range(size, ring + 1) if ring % d == 0)

@@ -27,7 +27,7 @@ SWEEPS = {2: (1, 2, 4, 6, 8), 3: (1, 2, 3, 4)}
 #: tile too (the work-groups there are one plane thick)
 TILE_POINTS = {2: ((1, 4), (1, 8), (2, 4), (2, 8)), 3: ((1, 1, 8), (1, 2, 8), (2, 2, 8))}
 STREAM_POINTS = {2: ((1, 128), (1, 512), (2, 128), (2, 256)),
-                 3: ((1, 1, 64), (1, 2, 64), (2, 2, 64), (1, 4, 64), (1, 2, 256))}
+                 3: ((1, 1, 64), (1, 2, 64), (2, 2, 64), (1, 4, 64), (1, 2, 256), (1, 4, 128))}
 #: output points a tile-scheme work-group owns at least (smaller tiles lose to the margin they
 #: recompute: issue 14's 222 µs per sweep with work-group-sized tiles)
 MIN_TILE = 1024

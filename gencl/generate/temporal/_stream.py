@@ -5,12 +5,14 @@ cover the loaded tile L = W × P exactly and the group owns the inner part T = L
 per inner axis (overlapped like the tile scheme); it walks a chunk of C planes (the outermost
 entry of the points) of the outermost axis, starting k·lo planes early (chunks overlap by the
 warm-up). Time level 0 is the input, loaded one plane per step; at step t level s computes the
-plane t − s·(hi + 1) from level s − 1 (planes written at earlier steps only, so all levels of a
-step run without a barrier between them: one barrier per step), and level k writes the output.
-Each level below k keeps its last lo + hi + 2 planes twice: the work item's own points in
-private registers (the update reads its own column, the point and its neighbours along the
-walked axis, from them) and the plane in a ``__local`` ring (read for the inner-axis
-neighbours only). The step loop is unrolled by the ring, so every slot is a constant. Outside
+plane t − s·delay from level s − 1, the levels of a step in order, one barrier per step, and
+level k writes the output. Each level below k keeps its last planes twice: the work item's own
+points in private registers (the update reads its own column, the point and its neighbours
+along the walked axis, from them, the newest written by the level below in the same step) and
+the plane in a ``__local`` ring (read for the inner-axis neighbours only, planes of earlier
+steps); delay and ring sizes follow from the update's reads (``pipeline``: a star stencil of
+radius 1 trails by one step and keeps two ``__local`` planes per level, a box stencil two and
+four). The step loop is unrolled by both rings, so every slot is a constant. Outside
 the interior a level carries the value below (the boundary, loaded once) in the same
 assignment. What does not change along the walk (a point inside the interior along the inner
 axes, still valid at a level) is computed once per owned point before the steps; what changes
@@ -42,7 +44,8 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     knl = form.kernel
     v = fresh_prefix(knl)
     n, k, c = form.ndim, geo.sweeps, geo.points[0]
-    lo0, hi0, ring, delay = geo.lo[0], geo.hi[0], geo.ring, geo.delay
+    lo0, hi0, ring, delay, unroll = geo.lo[0], geo.hi[0], geo.ring, geo.delay, geo.unroll
+    lead = geo.lead  # steps a plane is loaded before level 0 shares it (the load in flight)
     var = prim.Variable
     dtype = knl.arg_dict[form.output].dtype
     args, domains = arguments_and_domains(form, geo, v)
@@ -50,10 +53,10 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     for d in inner:
         domains.append(f"{{[{v}q{d}]: 0 <= {v}q{d} < {geo.owned[d]}}}")
         domains.append(f"{{[{v}h{d}]: 0 <= {v}h{d} < {geo.owned[d]}}}")
-    # the step loop, unrolled by the ring: t = ring·to + ti, every ring slot a constant
-    domains.append(f"{{[{v}to]: 0 <= {v}to < {geo.steps // ring}}}")
-    domains.append(f"{{[{v}ti]: 0 <= {v}ti < {ring}}}")
-    step = ring * var(f"{v}to") + var(f"{v}ti")
+    # the step loop, unrolled by both rings: t = unroll·to + ti, every ring slot a constant
+    domains.append(f"{{[{v}to]: 0 <= {v}to < {geo.steps // unroll}}}")
+    domains.append(f"{{[{v}ti]: 0 <= {v}ti < {unroll}}}")
+    step = unroll * var(f"{v}to") + var(f"{v}ti")
     steps = frozenset({f"{v}to", f"{v}ti"})
     hw = frozenset(hardware_tags(geo, v))
     qs = frozenset(f"{v}q{d}" for d in inner)
@@ -96,14 +99,15 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
         return flag(f"{v}{name}", _and(conds), hoisted=False)
 
     def plane(s: int) -> Any:  # the relative plane level s works on at this step
-        return step - s * delay if s else step
+        return step - (lead + s * delay) if lead + s * delay else step
 
     def coords(s: int) -> list[Any]:
         return [first + plane(s), *(xs[d] for d in inner)]
 
     def needed(s: int) -> list[Any]:
         """Level s computes the planes the levels above need: [s·lo, C + k·lo + (k−s)·hi)."""
-        lo_t, hi_t = s * (lo0 + delay), c + k * lo0 + (k - s) * hi0 + s * delay
+        shift = lead + s * delay
+        lo_t, hi_t = s * lo0 + shift, c + k * lo0 + (k - s) * hi0 + shift
         out = [prim.Comparison(step, "<", hi_t)]
         if lo_t:
             out.append(prim.Comparison(step, ">=", lo_t))
@@ -122,30 +126,33 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
         return [prim.Comparison(x, ">=", lo), prim.Comparison(
             x, "<", hi if hi is not None else parse(form.extents[d]))]
 
-    # ring slots: relative plane p sits in slot p mod ring; slot j holds (t + j) mod ring, one
-    # private int per slot and step (t + j ≥ 0: a plain remainder, no floor division per access)
+    # ring slots: relative plane p sits in slot p mod ring; the plane j steps ahead of t in
+    # slot (ti + j) mod ring (ti + j ≥ 0: a plain remainder, a constant once ti is unrolled)
     ti = var(f"{v}ti")
-    slots = [prim.Remainder(ti + j, ring) if j else ti for j in range(ring)]
+
+    def slot(j: int, size: int) -> Any:
+        return prim.Remainder(ti + j % size, size) if size < unroll or j % size else ti
+
     # a level's values at the work item's own points, the last ring planes: the update reads
     # its own column's planes (the vertical neighbours and the point) from these registers and
     # only the inner-axis neighbours from the __local ring (AN5D)
     own = [f"{v}own{s}" for s in range(k)]
-    temps += [lp.TemporaryVariable(name, dtype, shape=(ring, *geo.owned[1:]),
+    temps += [lp.TemporaryVariable(name, dtype, shape=(geo.own_ring, *geo.owned[1:]),
                                    address_space=lp.AddressSpace.PRIVATE) for name in own]
 
     def mine(level: int, s: int, off0: int = 0) -> Any:
         """Level *level*'s register of the plane level *s* works on (plus *off0*)."""
-        return var(own[level])[(slots[(off0 - s * delay) % ring],) + q]
+        return var(own[level])[(slot(off0 - s * delay - lead, geo.own_ring),) + q]
 
     def at(level: int, s: int, offsets: tuple[Any, ...] = ()) -> Any:
         """Level *level*'s ring at the plane level *s* works on (plus *offsets*)."""
         off0 = offsets[0] if offsets else 0
         if isinstance(off0, int):
-            slot = slots[(off0 - s * delay) % ring]
+            index = slot(off0 - s * delay - lead, ring)
         else:  # a radius loop moves the plane: its slot computed here (kept non-negative)
-            shift = ring * -(-(s * delay + lo0) // ring) - s * delay
-            slot = prim.Remainder(step + off0 + shift, ring)
-        idx = [slot]
+            shift = ring * -(-(s * delay + lead + lo0) // ring) - s * delay - lead
+            index = prim.Remainder(step + off0 + shift, ring)
+        idx = [index]
         idx += [tt[d] + offsets[d] if offsets and offsets[d] != 0 else tt[d] for d in inner]
         return var(rings[level])[tuple(idx)]
 
@@ -156,10 +163,12 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
         d, xs[d] + form.out_offsets[d], 0, parse(form.shape[d]))])
     lives = {s: item_flag(f"live{s}", live(s)) for s in range(1, k + 1)}
     runs = {s: step_flag(f"run{s}", needed(s)) for s in range(k + 1)}
+    runs[-1] = step_flag("run_load", [prim.Comparison(step, "<", c + k * (lo0 + hi0))])
     plane_in = {s: step_flag(f"plane_in{s}", within_extent(0, coords(s)[0]))
                 for s in range(1, k + 1)}
+    loading = coords(0)[0] + lead  # the plane loaded at this step
     plane_buf = step_flag("plane_buf", within_extent(
-        0, coords(0)[0] + form.out_offsets[0], 0, parse(form.shape[0])))
+        0, loading + form.out_offsets[0], 0, parse(form.shape[0])))
 
     def preds(*flags: Any) -> frozenset[Any]:
         return frozenset(f for f in flags if f is not None)
@@ -168,16 +177,21 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
         f"{v}bar_step", synchronization_kind="local", mem_kind="local",
         within_inames=steps))
     after = frozenset(per_item | per_step)
-    # level 0: the input plane, zero outside the buffer
-    buf = [x + form.out_offsets[d] for d, x in enumerate(coords(0))]
+    # level 0: the input plane, zero outside the buffer, loaded ``lead`` steps before it is
+    # shared (its latency hidden behind a step)
+    buf = [x + form.out_offsets[d] for d, x in enumerate([loading, *coords(0)[1:]])]
     insns.append(lp.Assignment(
-        mine(0, 0), prim.If(_and([f for f in (inner_buf, plane_buf) if f is not None]),
-                            var(form.input)[tuple(buf)], 0),
-        id=f"{v}load", depends_on=after, within_inames=within, predicates=preds(runs[0])))
+        mine(0, 0, lead), prim.If(_and([f for f in (inner_buf, plane_buf) if f is not None]),
+                                  var(form.input)[tuple(buf)], 0),
+        id=f"{v}load", depends_on=after, within_inames=within, predicates=preds(runs[-1])))
     insns.append(lp.Assignment(
         at(0, 0), mine(0, 0), id=f"{v}share0", depends_on=after | {f"{v}load"},
         within_inames=within, predicates=preds(runs[0])))
     temporaries: list[tuple[str, str]] = []
+    # a level reads the register the level below writes in the same step when the delay is no
+    # more than the reach along the walked axis (``pipeline``: then its own column reaches it)
+    same_step = delay <= hi0
+    below_last = f"{v}load"  # the instruction that writes the level below's register
     for s in range(1, k + 1):
         x = coords(s)
         inside = [f for f in (inner_in, plane_in[s]) if f is not None]
@@ -198,7 +212,8 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
         update, last = place_update(
             form, prefix=f"{v}s{s}_", coords={form.inames[d]: x[d] for d in range(n)},
             read_input=below, read_register=register, result=result, within=within,
-            predicates=preds(runs[s], lives[s]), depends_on=after,
+            predicates=preds(runs[s], lives[s]),
+            depends_on=after | ({below_last} if same_step else set()),
             temporaries=named)
         temporaries += named.items()
         for insn in update:
@@ -214,8 +229,9 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
             insns.append(lp.Assignment(
                 at(s, s), mine(s, s), id=f"{v}share{s}", depends_on=after | {last},
                 within_inames=within, predicates=preds(runs[s], lives[s])))
-    # no order between the levels of a step: each reads registers and ring planes of the level
-    # below written at earlier steps (before the step's barrier), never the step's own
+        below_last = last
+    # the levels of a step: in order where a level reads a register of this step, else in any;
+    # never a ring plane written in this step
     t = blocked_kernel(knl, domains, insns, args, temps, temporaries)
     # levels of one step touch different planes of a ring; a plane written at one step is read
     # at later ones, after the step barrier: an order loopy's check cannot see across steps
