@@ -70,7 +70,7 @@ class StridePlan:
     hit_ring: tuple[int, int] = (16, 128)
     warm_passes: int = 16
     max_lines: int = 1 << 15
-    max_bytes: int = 128 * MIB
+    max_bytes: int = 64 * MIB
 
 
 #: the searches, by stage: what each stride set is for
@@ -95,10 +95,11 @@ def slow_per_pass(run: Run) -> float:
 
 
 def all_hit(run: Run) -> bool:
-    """No access misses in the timed passes (allowing a stray slow one: fewer than half a miss
-    per pass, plus one per 10⁴ accesses). A ring one line past a set's ways misses at least once
-    every pass under any replacement policy, so this is not a matter of degree."""
-    return slow_per_pass(run) < 0.5 + 1e-4 * int(run["lines"])
+    """No access misses in the timed passes, allowing stray slow ones (a clock glitch): fewer
+    than 0.75 per pass (2 in the runner's 4 passes). A ring one line past a set's ways misses
+    at least once in every pass under any replacement policy, so this is not a matter of
+    degree."""
+    return slow_per_pass(run) < 0.75
 
 
 # }}}

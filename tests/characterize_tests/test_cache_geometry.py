@@ -58,7 +58,7 @@ class SetAssociative:
                 for w in range(self.ways):
                     la = (1 << 40) // self.line + t + w * self.nsets
                     sets.setdefault(self._set(la), OrderedDict())[la] = {0}
-        passes = max(2, math.ceil(WINDOW / lines))
+        passes = max(4, math.ceil(WINDOW / lines))
         lat = []
         for g in range((warm + passes) * lines):
             t = self._access(sets, (g % lines) * stride) + int(self.rng.integers(0, 6))
@@ -131,3 +131,22 @@ def test_fetch_unit_and_runs_of_one_search():
     at_knee = [r for r in runs if r["stage"] == "capacity" and r["stride"] == 2 * KIB]
     first_miss = min(r["lines"] for r in at_knee if r["slow"] >= r["passes"])
     assert first_miss == 9 and got["lines_by_stride"]["capacity"]["2048"] == 8
+
+
+def test_fine_chase_analysis_reports_the_summary_keys_from_the_full_level():
+    """Records of an L1_full level (as the runner stores them) give l1_line_bytes, l1_sets,
+    l1_ways, l1_fetch_bytes and the level's capacity and latencies; the N(S) series."""
+    from gencl.characterize import get_analysis
+
+    cache = SetAssociative(128, 32, 16, 8, policy="random", seed=6)
+    runs = explore(plan_for(16 * KIB), cache.probe)
+    point_keys = ("level", "stage", "lines", "stride")
+    records = [{"variant_id": f"r{i}", "status": "ok", "point": {k: r[k] for k in point_keys},
+                "extra": {k: v for k, v in r.items() if k not in point_keys}}
+               for i, r in enumerate(runs)]
+    result = get_analysis("fine_chase")(records, {}, None)
+    chars = {c.name: c.value for c in result.characteristics}
+    assert chars["l1_line_bytes"] == 128 and chars["l1_ways"] == 8 and chars["l1_sets"] == 16
+    assert chars["l1_fetch_bytes"] == 32 and chars["l1_full_size_bytes"] == 16 * KIB
+    assert "fine_chase_l1_full_lines_vs_stride" in result.series
+    assert any(n.startswith("L1_full set index: line mod sets") for n in result.notes)
