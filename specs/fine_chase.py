@@ -13,9 +13,18 @@ stride 32 B; the L1 is what the kernel's 10 KiB of ``__local`` records leave of 
 L1/shared memory: less than a kernel without ``__local`` gets, as the H200's driver splits it).
 ``L1_128``: the same L1 scanned at one access per 128-B line (its capacity against the 32-B
 scan's tells the allocation unit from the 32-B sector). L2: 4 MiB … 96 MiB (4 per octave,
-stride 128 B: one access per line), every access there an L1 miss. Every run is one launch: one untimed pass, then ≥ 1024 timed steps
-(whole passes); its window is placed on the ring's first 1024 slots. Each run's walk is checked
-against the host's (the window's positions and the final one) before its latencies count.
+stride 128 B: one access per line), every access there an L1 miss. Every run is one launch: one
+untimed pass, then ≥ 1024 timed steps (whole passes); its window is placed on the ring's first
+1024 slots. Each run's walk is checked against the host's (the window's positions and the final
+one) before its latencies count.
+
+``L1_full``: the L1 as a kernel without ``__local`` gets it (the levels above lose ~230 KiB of
+it to their records' carveout). Another kernel, ``windowed_walk_program``: the clock read after
+each load's issue (the next load waits for it), a 64-access window in registers, and the slow
+accesses of every timed pass counted in a register. Its runs are the capacity-vs-stride
+searches of ``gencl.characterize.cache_geometry`` (largest all-hit ring per stride, any
+replacement policy): line, sets and ways as ``l1_line_bytes``, ``l1_sets``, ``l1_ways``. Each
+run is checked against the host by the walk's final position.
 """
 
 import math
@@ -237,11 +246,11 @@ def run(engine, spec, points, quick):
                                    built.status, built.reason, build_log=built.log))
             continue
         if is_full(level):
-            out += _explore_full(engine, built, spec, level, quick, rng)
+            out.extend(_explore_full(engine, built, spec, level, quick, rng))
             continue
         plan = (QUICK_PLANS if quick else PLANS)[level]
 
-        def measure(footprint, stride, stage, level=level):
+        def measure(footprint, stride, stage, level=level, built=built):
             try:
                 m, r = _one_run(engine, built, spec, level, footprint, stride, stage, rng)
             except Exception as exc:  # noqa: BLE001 -- recorded; this level stops

@@ -153,8 +153,9 @@ def explore(plan: StridePlan, probe: Probe) -> list[Run]:
 # {{{ the analysis
 
 def capacities(runs: Sequence[Run], stage: str = "capacity") -> dict[int, dict[str, Any]]:
-    """Per stride of the *stage*'s search: ``lines`` the largest all-hit ring below the smallest that missed,
-    ``bounded`` whether a larger ring was seen to miss (else ``lines`` is a lower bound)."""
+    """Per stride of the *stage*'s search: ``lines`` the largest all-hit ring below the
+    smallest that missed, ``bounded`` whether a larger ring was seen to miss (else ``lines``
+    is a lower bound)."""
     out: dict[int, dict[str, Any]] = {}
     by_stride: dict[int, list[Run]] = {}
     for r in runs:
@@ -261,7 +262,7 @@ def geometry(runs: Sequence[Run]) -> dict[str, Any]:
                            f"whole capacity: no stride put the ring into fewer sets (a hashed "
                            f"index spreads it)")
     else:
-        out["ways_why"] = (f"N(S) still falls at the largest strides ("
+        out["ways_why"] = ("N(S) still falls at the largest strides ("
                            + ", ".join(f"{s} B: {powers[s]}" for s in big[-3:])
                            + "): no plateau where every line shares one set")
     index = {s: c["lines"] for s, c in found["index"].items() if c["bounded"]}

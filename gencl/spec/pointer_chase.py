@@ -310,7 +310,8 @@ def windowed_walk_program(*, window: int = REG_WINDOW,
     (the walk's check: ``K0 + S + 1`` loads from ``start``).
 
     *clock* replaces the three clock reads' code (C assigning ``clk[0]``, ``clk[{u1}]`` (a
-    ``str.format`` template of ``u`` and ``u1 = u + 1``) and ``now``), so the same kernel runs where PTX does not (the bookkeeping's test on a CPU).
+    ``str.format`` template of ``u`` and ``u1 = u + 1``) and ``now``), so the same kernel runs
+    where PTX does not (the bookkeeping's test on a CPU).
     """
     from pymbolic import var
 
