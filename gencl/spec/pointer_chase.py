@@ -309,24 +309,24 @@ def windowed_walk_program(*, window: int = REG_WINDOW,
     ``out_n = [slow accesses of all S, sum of the S latencies]``, ``state`` the final position
     (the walk's check: ``K0 + S + 1`` loads from ``start``).
 
-    *clock* replaces the three clock reads' code (C assigning ``clk[0]``, ``clk[{u1}]`` (a
-    ``str.format`` template of ``u`` and ``u1 = u + 1``) and ``now``), so the same kernel runs
-    where PTX does not (the bookkeeping's test on a CPU).
+    *clock* replaces the three clock reads' code (C assigning ``clk[0]``, then
+    ``clk[{after}]``: a ``str.format`` template of ``step`` and ``after = step + 1``, then
+    ``now``), so the same kernel runs where PTX does not (the bookkeeping's test on a CPU).
     """
     from pymbolic import var
 
-    first, inner, loop = clock or (CLOCK_ASM.format("clk[0]"), CLOCK_ASM.format("clk[{u1}]"),
+    first, inner, loop = clock or (CLOCK_ASM.format("clk[0]"), CLOCK_ASM.format("clk[{after}]"),
                                    CLOCK_ASM.format("now"))
     clk = var("clk")
     # the window, written out step by step (constant indices; loopy's unrolling of a
     # CInstruction would redeclare its iname in one scope)
     window_steps: list[Any] = []
-    for u in range(window):
+    for step in range(window):
         window_steps += [
-            f"j = nxt[j] {{id=wstep{u}, dep=clock{u}}}",
-            lp.CInstruction((), inner.format(u=u, u1=u + 1), assignees=(clk[u + 1],),
-                            read_variables=frozenset({"j", "clk"}), id=f"clock{u + 1}",
-                            depends_on=frozenset({f"wstep{u}"}))]
+            f"j = nxt[j] {{id=wstep{step}, dep=clock{step}}}",
+            lp.CInstruction((), inner.format(step=step, after=step + 1),
+                            assignees=(clk[step + 1],), read_variables=frozenset({"j", "clk"}),
+                            id=f"clock{step + 1}", depends_on=frozenset({f"wstep{step}"}))]
 
     knl = lp.make_kernel(
         ["{[w]: 0 <= w < K0}", "{[k]: 0 <= k < L}", "{[v]: 0 <= v < R}"],
