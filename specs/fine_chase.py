@@ -13,19 +13,30 @@ stride 32 B; the L1 is what the kernel's 10 KiB of ``__local`` records leave of 
 L1/shared memory: less than a kernel without ``__local`` gets, as the H200's driver splits it).
 ``L1_128``: the same L1 scanned at one access per 128-B line (its capacity against the 32-B
 scan's tells the allocation unit from the 32-B sector). L2: 4 MiB … 96 MiB (4 per octave,
-stride 128 B: one access per line), every access there an L1 miss. Every run is one launch: one untimed pass, then ≥ 1024 timed steps
-(whole passes); its window is placed on the ring's first 1024 slots. Each run's walk is checked
-against the host's (the window's positions and the final one) before its latencies count.
+stride 128 B: one access per line), every access there an L1 miss. Every run is one launch: one
+untimed pass, then ≥ 1024 timed steps (whole passes); its window is placed on the ring's first
+1024 slots. Each run's walk is checked against the host's (the window's positions and the final
+one) before its latencies count.
+
+``L1_full``: the L1 as a kernel without ``__local`` gets it (the levels above lose ~230 KiB of
+it to their records' carveout). Another kernel, ``windowed_walk_program``: the clock read after
+each load's issue (the next load waits for it), a 64-access window in registers, and the slow
+accesses of every timed pass counted in a register. Its runs are the capacity-vs-stride
+searches of ``gencl.characterize.cache_geometry`` (largest all-hit ring per stride, any
+replacement policy): line, sets and ways as ``l1_line_bytes``, ``l1_sets``, ``l1_ways``. Each
+run is checked against the host by the walk's final position.
 """
 
 import math
 
 import numpy as np
 
+from gencl.characterize.cache_geometry import StridePlan, explore
 from gencl.characterize.fine_chase import LevelPlan, explore_level
 from gencl.spec import BenchmarkSpec
 from gencl.spec.pointer_chase import (
-    BIN, WINDOW, clocked_reference, clocked_walk_program, ring_array)
+    BIN, REG_WINDOW, WINDOW, clocked_reference, clocked_walk_program, ring_array,
+    windowed_walk_program)
 
 KIB, MIB = 1 << 10, 1 << 20
 PLANS = {
@@ -44,12 +55,34 @@ QUICK_PLANS = {
     "L2": LevelPlan("L2", 4 * MIB, 64 * MIB, per_octave=1, stride=128, line_stride=128,
                     max_line=512, ways_steps=(1, 2)),
 }
+#: Levels measured without __local (``windowed_walk_program``: the window in registers), by
+#: the capacity-vs-stride method (``gencl.characterize.cache_geometry``): the L1 at the size a
+#: kernel without __local gets. Strides: powers of two 32 B … 512 KiB (capacity; the plateau of
+#: the ways past sets × line), odd multiples of 32 B to 480 B (the line), 3·2^k from 384 B
+#: (the index); the fetch scan and the miss calibration walk 4 MiB (past the L1, inside L2).
+FULL_PLANS = {
+    "L1_full": StridePlan(
+        "L1_full", tuple(1 << k for k in range(5, 20)),
+        line_strides=(96, 160, 224, 288, 352, 480),
+        index_strides=tuple(3 << k for k in range(7, 18, 2)),
+        fetch_bytes=4 * MIB),
+}
+QUICK_FULL_PLANS = {
+    "L1_full": StridePlan("L1_full", tuple(1 << k for k in range(5, 16, 2)),
+                          line_strides=(160,), index_strides=(384,), fetch_bytes=4 * MIB,
+                          warm_passes=4),
+}
 #: the walk the standard path (gencl verify, gencl run) checks: 16 KiB at 32 B
 DEFAULT_FOOTPRINT, DEFAULT_STRIDE = 16 * KIB, 32
 
 
+def is_full(level):
+    """A level measured by the register-window kernel (no __local)."""
+    return level.endswith("_full")
+
+
 def program(point):
-    return clocked_walk_program()
+    return windowed_walk_program() if is_full(point["level"]) else clocked_walk_program()
 
 
 def run_sizes(footprint, stride):
@@ -63,7 +96,26 @@ def run_sizes(footprint, stride):
             "slots": slots, "passes": passes, "stride": stride}
 
 
+def window_sizes(lines, stride, warm_passes, threshold=None):
+    """Launch sizes of one register-window run: a ring of *lines* slots *stride* bytes apart,
+    *warm_passes* untimed passes, then whole timed passes (≥ 4, ≥ the window)."""
+    passes = max(4, math.ceil(REG_WINDOW / lines))
+    timed = passes * lines
+    thr = 0xFFFFFFFF if threshold is None or not math.isfinite(threshold) else int(threshold)
+    return {"n": lines * stride // 4, "start": 0, "K0": warm_passes * lines,
+            "L": timed - REG_WINDOW, "thr": thr, "lines": lines, "passes": passes,
+            "stride": stride}
+
+
+def window_final(sizes):
+    """Where a register-window run ends: ``K0 + S + 1`` loads from slot 0."""
+    loads = sizes["K0"] + sizes["passes"] * sizes["lines"] + 1
+    return np.array([(loads % sizes["lines"]) * (sizes["stride"] // 4)], dtype=np.int32)
+
+
 def sizes(point, device, quick):
+    if is_full(point["level"]):
+        return window_sizes(DEFAULT_FOOTPRINT // DEFAULT_STRIDE, DEFAULT_STRIDE, 2)
     return run_sizes(DEFAULT_FOOTPRINT, DEFAULT_STRIDE)
 
 
@@ -79,6 +131,8 @@ def timed_positions(sizes):
 
 
 def reference(values, point, sizes):
+    if is_full(point["level"]):
+        return {"state": window_final(sizes)}  # the latencies are the device's own
     return clocked_reference(timed_positions(sizes))
 
 
@@ -89,8 +143,9 @@ def _nvidia_only(point, device):
 
 
 def ptx_rules(point):
-    """Both clock reads survive into the PTX around the timed load."""
-    return {r"mov\.u32\s+%r\d+,\s*%clock;": 2}
+    """Every clock read survives into the PTX (two around the timed load; the register
+    window's one per step, one after its first load and one in the counting loop)."""
+    return {r"mov\.u32\s+%r\d+,\s*%clock;": REG_WINDOW + 2 if is_full(point["level"]) else 2}
 
 
 # {{{ the runner: seed 002's steps on the device
@@ -135,6 +190,35 @@ def _one_run(engine, built, spec, level, footprint, stride, stage, rng):
     return m, {**point, **run}
 
 
+def _window_run(engine, built, spec, level, lines, stride, stage, threshold, warm, rng):
+    """One launch of the register-window kernel: (Measurement, run dict for the plan)."""
+    from gencl.measure import Measurement
+
+    sz = window_sizes(lines, stride, warm, threshold)
+    point = {"level": level, "stage": stage, "lines": lines, "stride": stride}
+    vid = f"{spec.name}-{level}-{stage}-{lines}-{stride}"
+    nxt = ring_array(sz["n"], stride // 4, "stride", rng)
+    bound = engine.bind(built, sz, {"nxt": nxt})
+    try:
+        seconds = engine.run_once(built, bound)
+        got = engine.read_outputs(bound)
+    finally:
+        bound.release()
+    if not np.array_equal(got["state"], window_final(sz)):
+        return Measurement(vid, spec.name, point, sz, "wrong_answer",
+                           "the walk's final position differs from the host's",
+                           source_hash=built.variant.source_hash), None
+    run = {"passes": sz["passes"], "warm_passes": warm,
+           "threshold": threshold if math.isfinite(threshold) else None,
+           "slow": int(got["out_n"][0]), "total": int(got["out_n"][1]),
+           "window": [int(t) for t in got["out_t"]]}
+    m = Measurement.timed(vid, spec.name, point, sz, (seconds,), max_error=0.0,
+                          launches_per_sample=1, attempts=1,
+                          source_hash=built.variant.source_hash,
+                          binary_hash=built.binary_hash, extra=run)
+    return m, {**point, **run, "threshold": threshold}
+
+
 def run(engine, spec, points, quick):
     """Explore each level with the device as the plan's ``measure``; one record per launch."""
     from gencl.generate import generate
@@ -144,18 +228,29 @@ def run(engine, spec, points, quick):
     out = []
     if not points:
         return out
-    variant = generate(spec, spec.complete(points[0]))
-    try:
-        built = engine.build(variant)
-    except BuildFailure as exc:
-        return [Measurement(f"{spec.name}-{p['level']}", spec.name, dict(p), {}, exc.status,
-                            exc.reason, build_log=exc.log) for p in points]
+    kernels = {}
+    for point in points:
+        full = is_full(point["level"])
+        if full in kernels:
+            continue
+        try:
+            kernels[full] = engine.build(generate(spec, spec.complete(point)))
+        except BuildFailure as exc:
+            kernels[full] = exc
     rng = np.random.default_rng(0)
     for point in points:
         level = point["level"]
+        built = kernels[is_full(level)]
+        if isinstance(built, BuildFailure):
+            out.append(Measurement(f"{spec.name}-{level}", spec.name, dict(point), {},
+                                   built.status, built.reason, build_log=built.log))
+            continue
+        if is_full(level):
+            out.extend(_explore_full(engine, built, spec, level, quick, rng))
+            continue
         plan = (QUICK_PLANS if quick else PLANS)[level]
 
-        def measure(footprint, stride, stage, level=level):
+        def measure(footprint, stride, stage, level=level, built=built):
             try:
                 m, r = _one_run(engine, built, spec, level, footprint, stride, stage, rng)
             except Exception as exc:  # noqa: BLE001 -- recorded; this level stops
@@ -176,6 +271,36 @@ def run(engine, spec, points, quick):
             continue
     return out
 
+
+def _explore_full(engine, built, spec, level, quick, rng):
+    """The capacity-vs-stride searches of one level; one record per launch, a failed launch
+    recorded with its reason and the level stopped there."""
+    from gencl.measure import Measurement
+    from gencl.measure._measurement import device_error_status
+
+    out = []
+
+    def probe(lines, stride, stage, threshold, warm):
+        try:
+            m, r = _window_run(engine, built, spec, level, lines, stride, stage, threshold,
+                               warm, rng)
+        except Exception as exc:  # noqa: BLE001 -- recorded; this level stops
+            engine.reset()
+            m, r = Measurement(
+                f"{spec.name}-{level}-{stage}-{lines}-{stride}", spec.name,
+                {"level": level, "stage": stage, "lines": lines, "stride": stride}, {},
+                device_error_status(exc), f"{type(exc).__name__}: {str(exc)[:300]}"), None
+        out.append(m)
+        if r is None:
+            raise _Failed(m.reason)
+        return r
+
+    try:
+        explore((QUICK_FULL_PLANS if quick else FULL_PLANS)[level], probe)
+    except _Failed:
+        pass
+    return out
+
 # }}}
 
 
@@ -183,12 +308,12 @@ SPEC = BenchmarkSpec(
     name="fine_chase",
     description=__doc__.strip().splitlines()[0],
     program=program,
-    params={"level": tuple(PLANS)},
+    params={"level": (*PLANS, *FULL_PLANS)},
     inputs=inputs,
     reference=reference,
     sizes=sizes,
-    verify_sizes=lambda point, device: run_sizes(DEFAULT_FOOTPRINT, DEFAULT_STRIDE),
-    sweep=[{"level": level} for level in PLANS],
+    verify_sizes=lambda point, device: sizes(point, device, True),
+    sweep=[{"level": level} for level in (*PLANS, *FULL_PLANS)],
     constraints=[_nvidia_only],
     runner=run,
     ptx_rules=ptx_rules,

@@ -390,18 +390,79 @@ _LABELS = {"size_bytes": ("B", "largest footprint with no miss in the timed pass
                                              "scanned: what serves this level's misses")}
 
 
+#: the suffix of a level measured by the register-window kernel (no __local), and the fields
+#: its capacity-vs-stride analysis reports for the base level in its stead
+FULL = "_full"
+_GEOMETRY = ("line_bytes", "ways", "sets", "fetch_bytes")
+
+
+def _full_level(name: str, runs: Sequence[Run], records: Sequence[Mapping[str, Any]],
+                chars: list[Characteristic], series: dict[str, Any], notes: list[str]) -> None:
+    """Characteristics of a level measured without __local (``cache_geometry``): line, sets
+    and ways under the base level's name (``l1_line_bytes``: the summary's keys), the rest
+    under the level's own."""
+    from gencl.characterize.cache_geometry import geometry
+
+    found = geometry(runs)
+    base, key = name[:-len(FULL)].lower(), name.lower()
+    ids = tuple(str(r.get("variant_id", "")) for r in records if r.get("status") == "ok"
+                and r["point"].get("level") == name)
+    how = (f"capacity vs stride, {name} (per-access %clock, window in registers, no __local): "
+           f"N(S) = the largest ring of S-strided lines with no miss in its timed passes after "
+           f"{runs[0].get('warm_passes', '?')} untimed ones (doubling then bisection; any "
+           f"replacement policy that fills free ways first)")
+    values = (
+        (f"{key}_size_bytes", "size_bytes", "B",
+         "N(S)·S at the smallest stride (every byte of every line)"),
+        (f"{key}_hit_latency_cycles", "hit_latency_cycles", "cycles",
+         "median of the window of a 16-line ring"),
+        (f"{key}_miss_latency_cycles", "miss_latency_cycles", "cycles",
+         "median of the window of a 4 MiB ring"),
+        (f"{base}_fetch_bytes", "fetch_bytes", "B",
+         "the smallest stride of a 4 MiB walk at which ≥ 90 % of the accesses miss: the bytes "
+         "one miss brings (sector)"),
+        (f"{base}_line_bytes", "line_bytes", "B", f"allocation unit: {found.get('line_from')}"),
+        (f"{base}_ways", "ways", "ways", "N(S) at the plateau of the largest power-of-two "
+                                         "strides, where every line of the ring shares one set"),
+        (f"{base}_sets", "sets", "sets", "capacity / (line × ways)"),
+    )
+    for cname, field, unit, what in values:
+        if field in found:
+            chars.append(Characteristic(cname, found[field], unit, method=f"{how}: {what}",
+                                        variants=ids))
+    chars.append(Characteristic(f"{key}_geometry", found, "B, lines, ways, sets, cycles",
+                                method=how, variants=ids))
+    for field in ("why", "line_why", "ways_why"):
+        if field in found:
+            notes.append(f"{name}: {found[field]}")
+    if "set_index" in found:
+        notes.append(f"{name} set index: {found['set_index']}")
+    caps = found.get("lines_by_stride", {}).get("capacity", {})
+    bounded = {int(s): n for s, n in caps.items() if isinstance(n, int)}
+    if bounded:
+        series[f"fine_chase_{key}_lines_vs_stride"] = {
+            "title": f"{name}: largest all-hit ring N(S) vs stride (no __local)",
+            "x": sorted(bounded), "y": [bounded[s] for s in sorted(bounded)],
+            "xlabel": "stride (B)", "ylabel": "lines held (N)", "xscale": "log",
+            "yscale": "log"}
+
+
 @analysis("fine_chase")
 def analyze_fine_chase(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any],
                        clock_hz: float | None) -> AnalysisResult:
     """Per level: size, line, ways, sets, fetch unit, hit and miss latency (cycles, %clock)."""
-    runs = runs_of(records)
-    if not runs:
+    every = runs_of(records)
+    if not every:
         reasons = sorted({r.get("reason", "") for r in records if r.get("status") != "ok"})
         return AnalysisResult((), notes=tuple(reasons) or ("no per-access run",))
+    full = [r for r in every if str(r["level"]).endswith(FULL)]
+    runs = [r for r in every if not str(r["level"]).endswith(FULL)]
     chars: list[Characteristic] = []
     series: dict[str, Any] = {}
     notes: list[str] = []
     levels: dict[str, dict[str, Any]] = {}
+    # bases whose line, sets and ways come from a level measured without __local
+    by_stride = {str(r["level"])[:-len(FULL)] for r in full}
     for name in sorted({r["level"] for r in runs}):
         mine = [r for r in runs if r["level"] == name]
         found = analyze_level(mine)
@@ -410,7 +471,7 @@ def analyze_fine_chase(records: Sequence[Mapping[str, Any]], device: Mapping[str
                     and r["point"].get("level") == name)
         key = name.lower()
         for field, (unit, how) in _LABELS.items():
-            if field in found:
+            if field in found and not (name in by_stride and field in _GEOMETRY):
                 chars.append(Characteristic(
                     f"{key}_{field}", found[field], unit,
                     method=f"fine-grained chase (per-access %clock), {name}: {how}",
@@ -475,6 +536,9 @@ def analyze_fine_chase(records: Sequence[Mapping[str, Any]], device: Mapping[str
         else:
             notes.append(f"{base}: {fetch}; it holds a different footprint at {s}-B and "
                          f"{big}-B strides ({half})")
+    for name in sorted({r["level"] for r in full}):
+        _full_level(name, [r for r in full if r["level"] == name], records, chars, series,
+                    notes)
     chars.append(Characteristic(
         "cache_geometry", levels, "B, ways, sets, cycles",
         method="seed 002 §3 (Mei & Chu) per level: every run's per-access latencies "

@@ -287,6 +287,109 @@ def clocked_reference(positions_of_steps: np.ndarray, window: int = WINDOW
         out[k % window] = pos[k]
     return {"out_j": out, "state": pos[-1:].copy()}
 
+
+
+#: Timed accesses kept one by one in registers by ``windowed_walk_program``: fully unrolled, each
+#: a private ``uint`` (64 clocks + the walk's few values stay well under 255 registers, so nothing
+#: spills to the L1-cached private memory that the walk measures).
+REG_WINDOW = 64
+
+
+def windowed_walk_program(*, window: int = REG_WINDOW,
+                          clock: tuple[str, str, str] | None = None) -> lp.TranslationUnit:
+    """One work item, no ``__local`` memory: the L1 it measures keeps its full size.
+
+    ``K0`` untimed steps, then ``S = R + L`` timed ones. The clock is read right after each load
+    is *issued*; the next load's address is that load's value, so it issues only when the load
+    has completed, and the difference of consecutive clock reads is one access's latency (plus
+    the address arithmetic). The first ``R`` (= *window*) timed steps are unrolled and their
+    clocks kept in a private array with constant indices (registers); the ``L`` steps after
+    them count in registers the accesses slower than ``thr`` cycles and sum all latencies.
+    Nothing is stored while the walk runs. After it: ``out_t`` the window's ``R`` latencies,
+    ``out_n = [slow accesses of all S, sum of the S latencies]``, ``state`` the final position
+    (the walk's check: ``K0 + S + 1`` loads from ``start``).
+
+    *clock* replaces the three clock reads' code (C assigning ``clk[0]``, then
+    ``clk[{after}]``: a ``str.format`` template of ``step`` and ``after = step + 1``, then
+    ``now``), so the same kernel runs where PTX does not (the bookkeeping's test on a CPU).
+    """
+    from pymbolic import var
+
+    first, inner, loop = clock or (CLOCK_ASM.format("clk[0]"), CLOCK_ASM.format("clk[{after}]"),
+                                   CLOCK_ASM.format("now"))
+    clk = var("clk")
+    # the window, written out step by step (constant indices; loopy's unrolling of a
+    # CInstruction would redeclare its iname in one scope)
+    window_steps: list[Any] = []
+    for step in range(window):
+        window_steps += [
+            f"j = nxt[j] {{id=wstep{step}, dep=clock{step}}}",
+            lp.CInstruction((), inner.format(step=step, after=step + 1),
+                            assignees=(clk[step + 1],), read_variables=frozenset({"j", "clk"}),
+                            id=f"clock{step + 1}", depends_on=frozenset({f"wstep{step}"}))]
+
+    knl = lp.make_kernel(
+        ["{[w]: 0 <= w < K0}", "{[k]: 0 <= k < L}", "{[v]: 0 <= v < R}"],
+        [
+            "j = start {id=init}",
+            "for w\n j = nxt[j] {id=warm, dep=init}\nend",
+            "j = nxt[j] {id=first, dep=warm}",
+            lp.CInstruction((), first, assignees=(clk[0],), read_variables=frozenset({"j"}),
+                            id="clock0", depends_on=frozenset({"first"})),
+            *window_steps,
+            f"prev = clk[R] {{id=prev0, dep=clock{window}}}",
+            "slow = 0 {id=zero_slow}",
+            "total = 0 {id=zero_total}",
+            "for k\n j = nxt[j] {id=lstep, dep=prev0}\nend",
+            lp.CInstruction((), loop, assignees=(var("now"),),
+                            read_variables=frozenset({"j", "prev"}), id="clock_loop",
+                            depends_on=frozenset({"lstep"}), within_inames=frozenset({"k"})),
+            "for k\n"
+            " dt = now - prev {id=ldt, dep=clock_loop}\n"
+            " slow = slow + (1 if dt > thr else 0) {id=lslow, dep=ldt:zero_slow}\n"
+            " total = total + dt {id=ltotal, dep=ldt:zero_total}\n"
+            " prev = now {id=lprev, dep=ldt}\n"
+            "end",
+            "for v\n"
+            " dw = clk[v + 1] - clk[v] {id=wdt, dep=lslow:ltotal:lprev}\n"
+            " out_t[v] = dw {id=keep, dep=wdt}\n"
+            " slow = slow + (1 if dw > thr else 0) {id=wslow, dep=wdt}\n"
+            " total = total + dw {id=wtotal, dep=wdt}\n"
+            "end",
+            "out_n[0] = slow {dep=wslow}",
+            "out_n[1] = total {dep=wtotal}",
+            "state[0] = j {dep=lstep}",
+        ],
+        [lp.GlobalArg("nxt", np.int32, shape=("n",), is_input=True, is_output=False),
+         lp.GlobalArg("out_t", np.uint32, shape=("R",), is_input=False, is_output=True),
+         lp.GlobalArg("out_n", np.uint32, shape=(2,), is_input=False, is_output=True),
+         lp.GlobalArg("state", np.int32, shape=(1,), is_input=False, is_output=True),
+         lp.ValueArg("n", np.int32), lp.ValueArg("start", np.int32),
+         lp.ValueArg("K0", np.int32), lp.ValueArg("L", np.int32),
+         lp.ValueArg("thr", np.uint32),
+         lp.TemporaryVariable("j", np.int32), lp.TemporaryVariable("now", np.uint32),
+         lp.TemporaryVariable("prev", np.uint32), lp.TemporaryVariable("dt", np.uint32),
+         lp.TemporaryVariable("dw", np.uint32), lp.TemporaryVariable("slow", np.uint32),
+         lp.TemporaryVariable("total", np.uint32),
+         lp.TemporaryVariable("clk", np.uint32, shape=("R + 1",),
+                              address_space=lp.AddressSpace.PRIVATE)],
+        name="windowed_walk", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.fix_parameters(knl, R=window)
+    # unrolled: every index of clk is a constant, so the compiler keeps it in registers
+    return lp.tag_inames(knl, {"v": "unr"})
+
+
+def windowed_reference(positions: np.ndarray, latency: np.ndarray, thr: int, window: int
+                       ) -> dict[str, np.ndarray]:
+    """What ``windowed_walk`` leaves for a walk whose timed loads read *positions* (the ``S``
+    loads' addresses, in order, then the final position last: length ``S + 1``) with the
+    per-access *latency* (length ``S``) its clock reports."""
+    lat = np.asarray(latency, dtype=np.uint64)
+    return {"out_t": lat[:window].astype(np.uint32),
+            "out_n": np.array([int((lat > thr).sum()), int(lat.sum() % (1 << 32))],
+                              dtype=np.uint32),
+            "state": np.asarray(positions[-1:], dtype=np.int32)}
+
 # }}}
 
 

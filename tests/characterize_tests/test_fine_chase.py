@@ -146,7 +146,9 @@ def test_committed_h200_fine_chase_reads_a_sectored_l1():
     import json
     from pathlib import Path
 
-    raw = Path(__file__).parents[2] / "bench_results" / "nvidia-h200" / "raw" / "fine_chase.json"
+    # the run of a2d60b3, kept as it was (a later run adds the L1_full level, which reports a
+    # line): bench_results/nvidia-h200/raw/fine_chase.json then
+    raw = Path(__file__).parent / "data" / "h200_fine_chase_a2d60b3.json"
     data = json.loads(raw.read_text())
     result = get_analysis("fine_chase")(data["results"], data["device"], None)
     chars = {c.name: c.value for c in result.characteristics}
@@ -234,3 +236,77 @@ def test_misses_that_fall_as_the_ring_grows_are_not_read_as_a_line():
     assert "fall 4 times" in got["not_lru"]
     assert got["half_miss_bytes"] == pytest.approx(28 * KIB, rel=0.02)
     assert 16 * KIB <= got["size_bytes"] <= 24 * KIB and got["clean_bytes"] == 10 * KIB
+
+
+def test_register_window_kernel_has_no_local_memory_and_every_clock_read(engine):
+    """The L1_full level's kernel: no __local (the L1 keeps its full size on a unified
+    L1/shared array), a clock read after each of the window's loads, all in one work item;
+    skipped off NVIDIA like the other levels."""
+    from gencl.generate import generate
+    from gencl.spec import load_spec
+    from gencl.spec.pointer_chase import REG_WINDOW
+
+    spec = load_spec("fine_chase")
+    source = generate(spec, spec.complete({"level": "L1_full"})).source
+    assert "__local" not in source and "reqd_work_group_size(1, 1, 1)" in source
+    assert source.count('asm volatile("mov.u32 %0, %%clock;"') == REG_WINDOW + 2
+    # load, then clock, in turn: the clock after load u, the next load waits for load u
+    body = source[source.index("(clk[0])"):source.index(f"(clk[{REG_WINDOW}])")]
+    assert body.count("j = nxt[j];") == REG_WINDOW and body.count("%%clock") == REG_WINDOW
+    assert "clk[" not in source[source.index("for (int k"):source.index("state[0]")]
+    assert spec.sweep_points(engine.info) == []
+
+
+@pytest.mark.parametrize("lines,stride,warm", [(8, 128, 2), (300, 32, 1), (64, 512, 3)])
+def test_register_window_bookkeeping_on_a_real_device(engine, lines, stride, warm):
+    """The L1_full runner's one launch on PoCL, the clock reads replaced by C that makes each
+    access's "latency" the loaded position mod 97: the walk's end is checked against the host,
+    the window holds the first timed latencies in order, and the count above the threshold and
+    the sum cover every timed access (window and loop)."""
+    import dataclasses
+
+    from gencl.generate import generate
+    from gencl.spec import load_spec
+    from gencl.spec.pointer_chase import REG_WINDOW, windowed_walk_program
+
+    spec = load_spec("fine_chase")
+    fake = ("clk[0] = 0;", "clk[{after}] = clk[{step}] + (uint)(j % 97);",
+            "now = prev + (uint)(j % 97);")
+    portable = dataclasses.replace(spec, name="fine_chase_portable",
+                                   program=lambda _p: windowed_walk_program(clock=fake))
+    built = engine.build(generate(portable, portable.complete({"level": "L1_full"})))
+    window_run = spec.runner.__globals__["_window_run"]
+    m, run = window_run(engine, built, spec, "L1_full", lines, stride, "capacity", 50.0, warm,
+                        np.random.default_rng(5))
+    assert m.status == "ok", m.reason
+    passes = max(4, -(-REG_WINDOW // lines))
+    timed = np.arange(passes * lines)
+    k0 = warm * lines
+    lat = (((k0 + 2 + timed) % lines) * (stride // 4)) % 97
+    assert run["window"] == lat[:REG_WINDOW].tolist()
+    assert run["slow"] == int((lat > 50).sum()) and run["total"] == int(lat.sum())
+    assert run["passes"] == passes and m.point == {"level": "L1_full", "stage": "capacity",
+                                                   "lines": lines, "stride": stride}
+
+
+@pytest.mark.parametrize("level", ["L1", "L1_full"])
+def test_standard_verification_path_of_both_kernels(engine, level):
+    """``gencl verify``'s path (spec sizes, inputs, reference) on PoCL with portable clocks:
+    both kernels end the walk where the host says."""
+    import dataclasses
+
+    from gencl.generate import generate
+    from gencl.measure import verify_variant
+    from gencl.spec import load_spec
+    from gencl.spec.pointer_chase import clocked_walk_program, windowed_walk_program
+
+    spec = load_spec("fine_chase")
+    prog = (windowed_walk_program(clock=("clk[0] = 0;", "clk[{after}] = clk[{step}] + 1;",
+                                         "now = prev + 1;"))
+            if level == "L1_full" else clocked_walk_program(clock=("t0 = 0;", "t1 = 1;")))
+    portable = dataclasses.replace(spec, name="fine_chase_portable", program=lambda _p: prog)
+    point = portable.complete({"level": level})
+    built = engine.build(generate(portable, point))
+    sizes = portable.verify_sizes(point, engine.info)
+    values = portable.inputs(point, sizes, np.random.default_rng(8))
+    assert verify_variant(engine, portable, built, sizes, values) <= 1.0
