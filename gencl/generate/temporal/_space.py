@@ -4,8 +4,9 @@ Axes (``gencl.spec``'s names): ``temporal`` (``none``, ``tile``, ``stream``, ``s
 ``sweeps`` (k) and ``temporal_points`` (points per work item per axis, contiguous first; for
 ``stream`` the outermost entry is the chunk of planes, for ``strip`` the points are the whole
 tile its one work item loads), with the space's ``workgroup`` axis for the group shape (strip:
-one work item per group, so it takes the axis's first value only: one point per tile). ``temporal_knobs`` gives the axes, ``temporal_constraint`` the rule that keeps them
-consistent and within the device.
+one work item per group, so it takes the axis's first value only: one point per tile).
+``temporal_knobs`` gives the axes, ``temporal_constraint`` the rule that keeps them consistent
+and within the device.
 """
 
 from __future__ import annotations
