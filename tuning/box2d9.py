@@ -196,7 +196,7 @@ def points(point, sizes):
 PING_PONG = (("u_new", "u"),)
 PLAIN = {"vector_width": 1, "stream": 1}
 TEMPORAL_RULE = temporal_constraint(program, PING_PONG, params=("dtype",), defaults=PLAIN,
-                                    sizes=sizes)
+                                    sizes=sizes, workgroups=WORKGROUPS)
 #: the temporal axes, cut to the values some work-group can take
 TEMPORAL_KNOBS = offered(temporal_knobs(2, PING_PONG), TEMPORAL_RULE,
                          {"dtype": "float32", **PLAIN}, "workgroup", WORKGROUPS) or {}

@@ -18,9 +18,10 @@ The update formula is written once (``update``) and used by three boundary forms
 
 Temporal blocking (issue 14) is a knob too, gencl's generic transform of the padded form
 (``gencl.generate.temporal``): ``temporal`` = ``tile`` (overlapped tiles in local memory) or
-``stream`` (the strip of columns walks down the rows, the k time levels pipelined), ``sweeps``
-= k sweeps per launch, ``temporal_points`` = points per work item (x, y; for ``stream`` y is
-the chunk of rows). Seed 003's names TBk are the tile scheme's points.
+``stream`` (the strip of columns walks down the rows, the k time levels pipelined) or ``strip``
+(the CPU form: one work item per tile, the sweeps as loops, no barriers), ``sweeps`` = k sweeps
+per launch, ``temporal_points`` = points per work item (x, y; for ``stream`` y is the chunk of
+rows; for ``strip`` the whole tile). Seed 003's names TBk are the tile scheme's points.
 
 Knobs: vector width along x (the neighbours u_W/u_E are per-lane gathers, the rest floatW
 arithmetic), points per work item along x and y (register blocking), work-group shape (x, y;
@@ -195,7 +196,8 @@ VARIANTS = {
 def variant_name(point):
     """The hand-variant name of a point (seed 003's naming: vec4_BE_mcStat)."""
     if point["temporal"] != "none":  # always the padded form, on its own local tile
-        return f"TB{point['sweeps']}" + ("_stream" if point["temporal"] == "stream" else "")
+        return f"TB{point['sweeps']}" + ("" if point["temporal"] == "tile" else
+                                         f"_{point['temporal']}")
     parts = []
     if point["vector_width"] > 1:
         parts.append(f"vec{point['vector_width']}")
@@ -400,7 +402,7 @@ SPEC = BenchmarkSpec(
     sweep=[VARIANTS[name] for name in VARIANTS],
     quick_sweep=[VARIANTS["baseline"], VARIANTS["BE"], VARIANTS["vec4_BE"]],
     constraints=[temporal_constraint(program, PING_PONG, params=("dtype", "boundary"),
-                                     defaults=PLAIN, sizes=sizes),
+                                     defaults=PLAIN, sizes=sizes, workgroups=WORKGROUPS),
                  _cache_needs_padded_scalar, _fits_device],
     group="application",
     tolerance={"float32": 1e-5, "float64": 1e-12},

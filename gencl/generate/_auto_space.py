@@ -538,7 +538,8 @@ def temporal_axes(spec: BenchmarkSpec, st: Stencil, t: Any, knobs: Mapping[str, 
     plain = {knob: knobs[knob].values[0] for role, knob in roles.items() if role != "workgroup"}
     axes = temporal_knobs(st.ndim, spec.hooks.ping_pong)
     rule = temporal_constraint(spec.program, spec.hooks.ping_pong, params=tuple(spec.params),
-                               defaults=plain, sizes=spec.sizes, workgroup=roles["workgroup"])
+                               defaults=plain, sizes=spec.sizes, workgroup=roles["workgroup"],
+                               workgroups=knobs[roles["workgroup"]].values)
     base = {**spec.complete({}), **plain}
     wg = roles["workgroup"]
     offered_axes = offered(axes, rule, base, wg, knobs[wg].values)

@@ -135,7 +135,7 @@ def _walk(form, scheme, k, wg, pts, sizes):
     shape = [eval(s, {}, dict(sizes)) for s in form.shape]  # noqa: S307 -- "n + 2" style
     updates = writes = fetched = 0
     interior = lambda x: all(0 <= x[d] < ext[d] for d in range(n))  # noqa: E731
-    if scheme == "tile":
+    if scheme in ("tile", "strip"):
         groups = [range(-(-ext[d] // geo.tile[d])) for d in range(n)]
         for g in np.ndindex(*[len(r) for r in groups]):
             for tt in np.ndindex(*geo.loaded):
@@ -167,6 +167,8 @@ def _walk(form, scheme, k, wg, pts, sizes):
 
 @pytest.mark.parametrize("name,scheme,k,wg,pts,sizes", [
     ("jacobi", "tile", 3, (8, 4), (1, 2), {"n": 29}),
+    ("jacobi", "strip", 3, (8, 4), (17, 11), {"n": 29}),
+    ("laplace3d", "strip", 2, (8, 4, 2), (13, 9, 7), {"nz": 5, "ny": 7, "nx": 11}),
     ("jacobi", "stream", 2, (8, 1), (2, 8), {"n": 27}),
     ("laplace3d", "stream", 2, (8, 2, 1), (1, 3, 4), {"nz": 9, "ny": 7, "nx": 19}),
     ("laplace3d", "tile", 2, (8, 4, 2), (1, 2, 3), {"nz": 5, "ny": 7, "nx": 11})])
@@ -181,7 +183,7 @@ def test_tile_traffic_counts_what_the_scheme_does(name, scheme, k, wg, pts, size
     assert got["global_write_bytes"] == walked["global_write_bytes"] == form.itemsize * interior
     assert got["point_updates"] > k * interior  # the margins are recomputed
     geo = geometry(form, scheme, k, wg, pts)
-    expected_barriers = k + 1 if scheme == "tile" else geo.steps
+    expected_barriers = k + 1 if scheme == "tile" else 0 if scheme == "strip" else geo.steps
     assert got["barriers_per_group"] == expected_barriers
     # the local footprint is what the generated source declares
     src = lower(spec, _point(spec, scheme, k, wg, pts)).source
@@ -240,5 +242,66 @@ def test_reference_after_applies_k_steps_per_launch():
     six = reference_after(spec, values, plain, sizes, launches=6)
     two = reference_after(spec, values, point, sizes, launches=2)
     np.testing.assert_array_equal(six["u_new"], two["u_new"])
+
+# }}}
+
+
+# {{{ the strip scheme (the CPU form: one work item per tile, no barrier)
+
+#: (kernel, k, tile points contiguous first, sizes): no size a multiple of the owned tile
+STRIP_CASES = [
+    ("jacobi", 4, (40, 24), {"n": 45}),
+    ("jacobi", 3, (24, 17), {"n": 50}),
+    ("box2d9", 2, (32, 13), {"ny": 23, "nx": 61}),
+    ("laplace3d", 2, (24, 9, 7), {"nz": 9, "ny": 11, "nx": 37}),
+    ("star3d_r4", 2, (32, 19, 18), {"nz": 13, "ny": 11, "nx": 24}),
+]
+
+
+@pytest.mark.parametrize("name,k,pts,sizes", STRIP_CASES,
+                         ids=[f"{c[0]}-k{c[1]}" for c in STRIP_CASES])
+def test_strip_variant_equals_launches_times_k_sweeps(engine, name, k, pts, sizes):
+    spec = _with_temporal_axes(load_spec(name))
+    point = _point(spec, "strip", k, spec.knobs["workgroup"].values[0], pts)
+    variant = lower(spec, point)
+    assert "barrier" not in variant.source  # one work item: no barrier anywhere
+    assert check_assumptions(variant, sizes) is None
+    built = engine.build(variant)
+    values = spec.inputs(point, sizes, np.random.default_rng(5))
+    assert verify_variant(engine, spec, built, sizes, values, launches=3) <= 1.0
+
+
+def test_strip_one_sweep_is_the_plain_program(engine):
+    spec = load_spec("box2d9")
+    plain = spec.complete({})
+    blocked = _point(spec, "strip", 1, spec.knobs["workgroup"].values[0], (48, 16))
+    sizes = {"ny": 37, "nx": 70}
+    values = spec.inputs(plain, sizes, np.random.default_rng(6))
+    out = []
+    for point in (plain, blocked):
+        built = engine.build(lower(spec, point))
+        bound = engine.bind(built, sizes, values)
+        try:
+            engine.run_once(built, bound)
+            out.append(engine.read_outputs(bound)[spec.hooks.ping_pong[0][0]])
+        finally:
+            bound.release()
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-6, equal_nan=True)
+    assert not np.isnan(out[0]).all()
+
+
+def test_strip_points_are_offered_within_a_cpu_cache_not_an_h200():
+    from gencl.space._limits import DeviceLimits
+
+    cpu = DeviceLimits("a CPU (PoCL: local memory = L2)", "CPU", 4096, 1280 * 1024)
+    spec = load_spec("jacobi")
+    strip = [p for p in spec.points(cpu) if p["temporal"] == "strip"
+             and p["dtype"] == "float32"]
+    assert strip and {p["workgroup"] for p in strip} == {spec.knobs["workgroup"].values[0]}
+    form = read_temporal_form(spec.program(strip[0]), spec.hooks.ping_pong)
+    for p in strip:
+        geo = geometry(form, "strip", p["sweeps"], p["workgroup"], p["temporal_points"])
+        assert local_bytes(form, geo) * 3 // 2 <= cpu.local_mem_bytes  # halves + f's tile
+    assert not [p for p in spec.points(limits_for("nvidia")) if p["temporal"] == "strip"]
 
 # }}}

@@ -29,11 +29,13 @@ def map_to_workgroups(t: lp.TranslationUnit, inames: Sequence[str],
 
 
 def mapped_to_workgroups(t: lp.TranslationUnit) -> bool:
-    """Whether some iname of *t* is already a local (work-item) axis."""
-    from loopy.kernel.data import LocalInameTag
+    """Whether some iname of *t* is already a work-item or group axis (a program of one work
+    item per group, the temporal strip scheme, has group axes only)."""
+    from loopy.kernel.data import GroupInameTag, LocalInameTag
 
     knl = t.default_entrypoint
-    return any(knl.iname_tags_of_type(name, LocalInameTag) for name in knl.all_inames())
+    return any(knl.iname_tags_of_type(name, (LocalInameTag, GroupInameTag))
+               for name in knl.all_inames())
 
 
 def _apply(t: lp.TranslationUnit, value: Any, *, point: Any, inames: Sequence[str]):

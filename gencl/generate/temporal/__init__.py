@@ -2,9 +2,11 @@
 
 ``temporal_program(t, ping_pong, scheme=..., sweeps=k, workgroup=W, points=P)`` builds the
 blocked program from the abstract one (``read_temporal_form`` reads what it needs; a program it
-cannot take raises ``NotTemporal``). Two schemes: ``tile`` (overlapped tiles in local memory, the
-halo recomputed) and ``stream`` (AN5D-style: the work-group tiles the inner axes and walks the
-outermost axis, the k time levels pipelined in rings of planes). ``local_bytes`` and
+cannot take raises ``NotTemporal``). Three schemes: ``tile`` (overlapped tiles in local memory,
+the halo recomputed), ``stream`` (AN5D-style: the work-group tiles the inner axes and walks the
+outermost axis, the k time levels pipelined in rings of planes) — both for GPUs — and ``strip``
+(the CPU form: one work item per overlapped tile, the sweeps as vectorisable loops, no
+barrier). ``local_bytes`` and
 ``tile_traffic`` are closed forms of what the generated code allocates and moves.
 """
 

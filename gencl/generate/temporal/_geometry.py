@@ -1,11 +1,12 @@
 """The shape of a temporally blocked launch: tile, loaded margin and ownership, per axis.
 
-Both schemes overlap their tiles: the work items of a group cover the tile it loads exactly
+The schemes overlap their tiles: the work items of a group cover the tile it loads exactly
 (L = W × P per axis: P points per work item, no partial passes over the work items), and the
 group owns the inner part T = L − k·(lo + hi) that survives the k sweeps (``halo`` (lo, hi) per
-sweep and axis); the margin is recomputed by the neighbours. Axes here are outermost first,
-as in ``TemporalForm``; the knobs give work-group and points contiguous axis first, and
-``geometry`` turns them around.
+sweep and axis); the margin is recomputed by the neighbours. The strip scheme's group is one
+work item, which loads the whole tile (its ``points``). Axes here are outermost first, as in
+``TemporalForm``; the knobs give work-group and points contiguous axis first, and ``geometry``
+turns them around.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from gencl.generate.temporal._form import NotTemporal, TemporalForm
 
-SCHEMES = ("tile", "stream")
+SCHEMES = ("tile", "stream", "strip")
 #: stream scheme: a plane is loaded one step before level 0 shares it, so its global latency
 #: overlaps the step's work and barrier instead of stalling the store to the ring
 LEAD = 1
@@ -25,7 +26,8 @@ LEAD = 1
 @dataclass(frozen=True)
 class Geometry:
     """Per axis (outermost first): work-group extent ``group``, points per work item ``points``
-    (for the stream scheme the outermost entry is the chunk of planes), margins ``lo``/``hi``
+    (for the stream scheme the outermost entry is the chunk of planes; the strip scheme's group
+    is one work item and its points are the loaded tile), margins ``lo``/``hi``
     one sweep consumes, the loaded extent ``loaded`` (W × P; stream, outermost: the chunk plus
     k margins), the output tile ``tile`` (loaded less k margins) and the points each work item
     owns per axis ``owned`` (P)."""
@@ -53,6 +55,8 @@ class Geometry:
 
     @property
     def loaded(self) -> tuple[int, ...]:
+        if self.scheme == "strip":  # one work item loads the whole tile
+            return self.points
         k = self.sweeps
         return tuple(p + k * (lo + hi) if self._streamed(d) else w * p for d, (w, p, lo, hi)
                      in enumerate(zip(self.group, self.points, self.lo, self.hi)))
@@ -104,6 +108,8 @@ def geometry(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequence[i
         raise NotTemporal(f"temporal points {pts}: one positive count per axis ({d})")
     group = tuple(reversed(group[:d]))
     pts = tuple(reversed(pts))
+    if scheme == "strip":  # one work item per tile: the work-group axis does not apply
+        group = (1,) * d
     if scheme == "stream":
         if d < 2:
             raise NotTemporal("the stream scheme needs two axes or more")

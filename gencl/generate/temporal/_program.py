@@ -14,10 +14,11 @@ def temporal_program(t: Any, ping_pong: Sequence[tuple[str, str]], *, scheme: st
     """*t* (an untransformed ping-pong update) as *sweeps* sweeps per launch.
 
     Args:
-        scheme: ``"tile"`` or ``"stream"``.
-        workgroup: work-group extents, contiguous axis first.
+        scheme: ``"tile"``, ``"stream"`` or ``"strip"``.
+        workgroup: work-group extents, contiguous axis first (strip: one work item per tile,
+            the value does not apply).
         points: points per work item per axis, contiguous axis first (stream: the outermost
-            entry is the chunk of planes a work-group walks).
+            entry is the chunk of planes a work-group walks; strip: the loaded tile).
 
     Raises:
         NotTemporal: the program or the values do not fit (the message says why).
@@ -29,15 +30,17 @@ def temporal_program(t: Any, ping_pong: Sequence[tuple[str, str]], *, scheme: st
 
 def build(form: TemporalForm, geo: Geometry) -> Any:
     from gencl.generate.temporal._stream import stream_program
+    from gencl.generate.temporal._strip import strip_program
     from gencl.generate.temporal._tile import tile_program
 
-    return (tile_program if geo.scheme == "tile" else stream_program)(form, geo)
+    return {"tile": tile_program, "stream": stream_program,
+            "strip": strip_program}[geo.scheme](form, geo)
 
 
 def local_bytes(form: TemporalForm, geo: Geometry) -> int:
     """Bytes of ``__local`` memory one work-group of the blocked program allocates."""
     import math
 
-    if geo.scheme == "tile":  # two halves
+    if geo.scheme in ("tile", "strip"):  # two halves
         return 2 * form.itemsize * math.prod(geo.loaded)
     return form.itemsize * geo.sweeps * geo.ring * math.prod(geo.loaded[1:])

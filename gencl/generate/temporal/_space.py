@@ -1,10 +1,12 @@
 """The temporal axes of a space and their constraints (hand-bound and derived spaces alike).
 
-Axes (``gencl.spec``'s names): ``temporal`` (``none``, ``tile``, ``stream``), ``sweeps`` (k) and
-``temporal_points`` (points per work item per axis, contiguous first; for ``stream`` the
-outermost entry is the chunk of planes), with the space's ``workgroup`` axis for the group
-shape. ``temporal_knobs`` gives the axes, ``temporal_constraint`` the rule that keeps them
-consistent and within the device.
+Axes (``gencl.spec``'s names): ``temporal`` (``none``, ``tile``, ``stream``, ``strip``),
+``sweeps`` (k) and ``temporal_points`` (points per work item per axis, contiguous first; for
+``stream`` the outermost entry is the chunk of planes, for ``strip`` the points are the whole
+tile its one work item loads), with the space's ``workgroup`` axis for the group shape (strip:
+one work item per group, so it takes the axis's first value only: one point per tile).
+``temporal_knobs`` gives the axes, ``temporal_constraint`` the rule that keeps them consistent
+and within the device.
 """
 
 from __future__ import annotations
@@ -27,10 +29,18 @@ SWEEPS = {2: (1, 2, 4, 6, 8), 3: (1, 2, 3, 4)}
 #: tile too (the work-groups there are one plane thick)
 TILE_POINTS = {2: ((1, 4), (1, 8), (2, 4), (2, 8)), 3: ((1, 1, 8), (1, 2, 8), (2, 2, 8))}
 STREAM_POINTS = {2: ((1, 128), (1, 512), (2, 128), (2, 256)),
-                 3: ((1, 1, 64), (1, 2, 64), (2, 2, 64), (1, 4, 64), (1, 2, 256), (1, 4, 128))}
+                 3: ((1, 1, 64), (1, 2, 64), (2, 2, 64), (1, 4, 64), (1, 2, 256), (1, 2, 171),
+                     (1, 3, 128), (1, 3, 256))}
 #: output points a tile-scheme work-group owns at least (smaller tiles lose to the margin they
 #: recompute: issue 14's 222 µs per sweep with work-group-sized tiles)
 MIN_TILE = 1024
+#: the strip scheme's tiles (the loaded tile, contiguous axis first), by number of axes: a CPU
+#: core's L2 holds the two halves and the read-only arrays' tile (PoCL reports its L2 as the
+#: local memory size: 1.25 MiB on the Xeon measured); rows of 128 points or more keep the
+#: vectorised inner loop long, and the margins of k ≤ 8 sweeps small. Measured on PoCL
+#: (2026-11-22, Jacobi 4096², k = 8): 512×128 ran 1.5–1.9× the plain sweep, 256×256 1.1–1.7×
+STRIP_POINTS = {2: ((256, 128), (512, 128), (256, 256), (1024, 64), (512, 256)),
+                3: ((64, 32, 16), (128, 32, 16), (64, 64, 16), (128, 16, 16))}
 #: private values a work item keeps per owned point (staging, registers): more spill
 MAX_OWNED = 48
 #: local memory the runtime keeps per work-group (CUDA reserves 1 KiB of shared memory per
@@ -46,7 +56,8 @@ def temporal_knobs(ndim: int, ping_pong: Sequence[tuple[str, str]]) -> dict[str,
                             {"ping_pong": tuple(tuple(p) for p in ping_pong)}),
         SWEEPS_AXIS: Knob("temporal_parameter", SWEEPS.get(ndim, (1, 2, 4))),
         TEMPORAL_POINTS_AXIS: Knob("temporal_parameter", (
-            default, *TILE_POINTS.get(ndim, ()), *STREAM_POINTS.get(ndim, ()))),
+            default, *TILE_POINTS.get(ndim, ()), *STREAM_POINTS.get(ndim, ()),
+            *STRIP_POINTS.get(ndim, ()))),
     }
 
 
@@ -77,7 +88,8 @@ def offered(axes: Mapping[str, Knob], rule: Callable[[Any, Any], str | None],
 def temporal_constraint(program: Callable[[Any], Any], ping_pong: Sequence[tuple[str, str]],
                         *, params: Sequence[str], defaults: Mapping[str, Any],
                         sizes: Callable[[Any, Any, bool], Mapping[str, int]],
-                        workgroup: str = "workgroup") -> Callable[[Any, Any], str | None]:
+                        workgroup: str = "workgroup", workgroups: Sequence[Any] = ()
+                        ) -> Callable[[Any, Any], str | None]:
     """The constraint of the temporal axes.
 
     Args:
@@ -86,6 +98,8 @@ def temporal_constraint(program: Callable[[Any], Any], ping_pong: Sequence[tuple
         defaults: the other transforms' axes and the value a temporal point needs them at
             (vector width 1, no register block, no streaming, no local tile).
         sizes: the spec's sizes function (tiles no larger than the timing sizes).
+        workgroups: the work-group axis's values: a strip point (one work item per group,
+            the axis does not apply) takes the first only, so each tile is measured once.
     """
     forms: dict[str, TemporalForm | str] = {}
 
@@ -115,16 +129,20 @@ def temporal_constraint(program: Callable[[Any], Any], ping_pong: Sequence[tuple
         form = form_of(point)
         if isinstance(form, str):
             return f"temporal: {form}"
-        stream_points = pts in STREAM_POINTS.get(form.ndim, ())
-        if (scheme == "stream") != stream_points:
+        owner = {"tile": TILE_POINTS, "stream": STREAM_POINTS, "strip": STRIP_POINTS}
+        if pts not in owner[scheme].get(form.ndim, ()) and any(
+                pts in table.get(form.ndim, ()) for table in owner.values()):
             return f"temporal points {pts} are not the {scheme} scheme's"
+        if scheme == "strip" and workgroups and tuple(point[workgroup]) != tuple(workgroups[0]):
+            return (f"temporal strip runs one work item per group: it takes {workgroup} = "
+                    f"{tuple(workgroups[0])} only (the axis does not apply)")
         try:
             geo = geometry(form, scheme, k, point[workgroup], pts)
         except NotTemporal as exc:
             return f"temporal: {exc}"
-        if scheme == "tile" and math.prod(geo.tile) < MIN_TILE:
+        if scheme in ("tile", "strip") and math.prod(geo.tile) < MIN_TILE:
             return f"tile of {math.prod(geo.tile)} points < {MIN_TILE} (the margin would dominate)"
-        if geo.per_item > MAX_OWNED:
+        if scheme != "strip" and geo.per_item > MAX_OWNED:
             return f"{geo.per_item} tile points per work item > {MAX_OWNED} (spills)"
         if device is None:
             return None
@@ -135,6 +153,14 @@ def temporal_constraint(program: Callable[[Any], Any], ping_pong: Sequence[tuple
         if nbytes > device.local_mem_bytes - LOCAL_RESERVE:
             return (f"temporal tile {nbytes} B > device local memory {device.local_mem_bytes} B "
                     f"less {LOCAL_RESERVE} B reserved")
+        if scheme == "strip":
+            # the sweeps also read the read-only arrays' tile: with the two halves it must stay
+            # in the core's cache, which a CPU runtime reports as the local memory size (PoCL)
+            working = nbytes + form.itemsize * math.prod(geo.loaded) * len(form.registers)
+            if working > device.local_mem_bytes - LOCAL_RESERVE:
+                return (f"temporal strip's working set {working} B (two halves and the "
+                        f"read-only tiles) > device local memory {device.local_mem_bytes} B "
+                        f"less {LOCAL_RESERVE} B reserved")
         timing = sizes(point, device, False)
         for extent, t in zip(form.extents, geo.tile):
             n = _evaluate(extent, timing)

@@ -1,6 +1,6 @@
 """What a temporally blocked launch moves: exact counts of what the generated code does.
 
-Every guard of both schemes is a conjunction of one interval per axis (of the tile coordinate,
+Every guard of the schemes is a conjunction of one interval per axis (of the tile coordinate,
 the interior coordinate, the step), so a count over all work-groups is a product over axes of
 per-axis sums over that axis's groups. ``tile_traffic`` evaluates those sums at given sizes.
 """
@@ -168,6 +168,23 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
             "local_read_bytes": size * (own_reads * updates + loaded),
             "local_write_bytes": size * (2 * loaded + updates),
             "barriers_per_group": k + 1,
+        }
+    elif scheme == "strip":
+        # only the tile points inside the buffer are loaded (into both halves); the read-only
+        # arrays are read from global memory at every update (their tile stays in the cache)
+        fetched = math.prod(count(d, 0, geo.loaded[d], *buffer_bounds(d)) for d in range(n))
+
+        def live(d: int, s: int) -> tuple[int, int]:
+            return geo.lo[d] * (s + 1), geo.loaded[d] - geo.hi[d] * (s + 1)
+
+        updates = sum(math.prod(count(d, *live(d, s), 0, ext[d]) for d in range(n))
+                      for s in range(k))
+        out = {
+            "global_read_bytes": size * (fetched + (register_reads + other_reads) * updates),
+            "point_updates": updates,
+            "local_read_bytes": size * (own_reads * updates + fetched),
+            "local_write_bytes": size * (2 * fetched + updates),
+            "barriers_per_group": 0,
         }
     else:
         c, lo0, hi0, delay = geo.points[0], geo.lo[0], geo.hi[0], geo.delay
