@@ -74,6 +74,8 @@ def minimal_eviction_set(pool: Sequence[int], fits: Fits, *, budget: int = 400
 
     def test(ring: Sequence[int]) -> bool:
         nonlocal tests
+        if not ring:
+            return True  # nothing to hold: no launch
         if tests >= budget:
             raise _Budget
         tests += 1
