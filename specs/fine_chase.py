@@ -24,7 +24,11 @@ each load's issue (the next load waits for it), a 64-access window in registers,
 accesses of every timed pass counted in a register. Its runs are the capacity-vs-stride
 searches of ``gencl.characterize.cache_geometry`` (largest all-hit ring per stride, any
 replacement policy): line, sets and ways as ``l1_line_bytes``, ``l1_sets``, ``l1_ways``. Each
-run is checked against the host by the walk's final position.
+run is checked against the host by the walk's final position. After the stride searches, stage
+``ways`` (``gencl.characterize.eviction_set``): from 3 rings of 1.1 × capacity random lines of a
+4 MiB buffer, a minimal ring that does not fit (W + 1 lines of one set, any index function),
+by group testing; each test one launch of the same kernel on a ring of those lines, recorded
+with its repetition, number and ring fingerprint so the analysis replays the reductions.
 """
 
 import math
@@ -59,7 +63,9 @@ QUICK_PLANS = {
 #: the capacity-vs-stride method (``gencl.characterize.cache_geometry``): the L1 at the size a
 #: kernel without __local gets. Strides: powers of two 32 B … 512 KiB (capacity; the plateau of
 #: the ways past sets × line), odd multiples of 32 B to 480 B (the line), 3·2^k from 384 B
-#: (the index); the fetch scan and the miss calibration walk 4 MiB (past the L1, inside L2).
+#: (the index); the fetch scan and the miss calibration walk 4 MiB (past the L1, inside L2);
+#: then the minimal eviction sets (the ways under a hashed index): 3 starting rings, ≤ 600 tests
+#: each ((W + 1)·log2(1910) ≈ 100 for 8 ways).
 FULL_PLANS = {
     "L1_full": StridePlan(
         "L1_full", tuple(1 << k for k in range(5, 20)),

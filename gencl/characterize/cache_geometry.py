@@ -80,7 +80,7 @@ class StridePlan:
     max_bytes: int = 64 * MIB
     ways_repeats: int = 3
     ways_region_bytes: int = 4 * MIB
-    ways_budget: int = 350
+    ways_budget: int = 600
 
 
 #: the searches, by stage: what each stride set is for
