@@ -307,13 +307,22 @@ def run(engine, spec, points, quick):
 
 
 def _explore_full(engine, built, spec, level, quick, rng):
-    """The capacity-vs-stride searches of one level; one record per launch, a failed launch
-    recorded with its reason and the level stopped there."""
-    from gencl.measure import Measurement
-    from gencl.measure._measurement import device_error_status
-
+    """The capacity-vs-stride searches of one level, then its eviction sets; one record per
+    launch, a failed launch recorded with its reason and the level stopped there."""
     out = []
     plan = (QUICK_FULL_PLANS if quick else FULL_PLANS)[level]
+    try:
+        explore(plan, *_probes(engine, built, spec, level, plan, rng, out))
+    except _Failed:
+        pass
+    return out
+
+
+def _probes(engine, built, spec, level, plan, rng, out):
+    """(probe, ring_probe) of ``cache_geometry.explore`` on the device: each launch's record
+    appended to *out*; a failed one recorded with its reason, then ``_Failed``."""
+    from gencl.measure import Measurement
+    from gencl.measure._measurement import device_error_status
 
     def launch(attempt, vid, point):
         try:
@@ -333,8 +342,8 @@ def _explore_full(engine, built, spec, level, quick, rng):
                       f"{spec.name}-{level}-{stage}-{lines}-{stride}",
                       {"level": level, "stage": stage, "lines": lines, "stride": stride})
 
-    filler = rng.integers(0, plan.ways_region_bytes // 4, size=plan.ways_region_bytes // 4
-                          ).astype(np.int32)
+    region = plan.ways_region_bytes // 4
+    filler = rng.integers(0, region, size=region).astype(np.int32)
 
     def ring_probe(lines, line_bytes, threshold, warm, info):
         return launch(lambda: _ring_run(engine, built, spec, level, lines, line_bytes,
@@ -343,11 +352,7 @@ def _explore_full(engine, built, spec, level, quick, rng):
                       {"level": level, "stage": info["stage"], "lines": len(lines),
                        "stride": line_bytes})
 
-    try:
-        explore(plan, probe, ring_probe)
-    except _Failed:
-        pass
-    return out
+    return probe, ring_probe
 
 # }}}
 

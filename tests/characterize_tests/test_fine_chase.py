@@ -351,29 +351,25 @@ def test_ring_of_arbitrary_lines_on_a_real_device(engine):
 
 
 def test_eviction_set_tests_on_a_real_device_replay_from_their_records(engine):
-    """The runner's eviction-set stage on PoCL (outcomes from the portable clock, so some
-    rings "fit" and some do not): its records, read back as the analysis reads them, replay
-    the same reductions test for test."""
+    """The runner's eviction-set stage on PoCL, through the runner's own ring probe (outcomes
+    from the portable clock, so some rings "fit" and some do not): its records, read back as
+    the analysis reads them, replay the same reductions test for test."""
     import json
 
+    from gencl.characterize.cache_geometry import StridePlan
     from gencl.characterize.eviction_set import explore_ways, replay_ways, starting_pools
     from gencl.characterize.fine_chase import runs_of
 
     spec, built = _portable_full(engine)
-    ring_run = spec.runner.__globals__["_ring_run"]
-    region = 1 << 15
-    filler = np.random.default_rng(2).integers(0, region, size=region).astype(np.int32)
-    records = []
-
-    def probe(lines, line_bytes, threshold, warm, info):
-        m, run = ring_run(engine, built, spec, "L1_full", lines, line_bytes, threshold, warm,
-                          info, filler)
-        records.append(json.loads(json.dumps(m.to_json())))  # as raw/fine_chase.json keeps it
-        return run
-
-    pools = starting_pools(40, region * 4 // 128, 2, seed=4)
-    runs = explore_ways(pools, probe, 128, 60.0, 1, budget=40)
-    assert len(records) == len(runs) and all(r["stage"] == "ways" for r in runs)
+    probes = spec.runner.__globals__["_probes"]
+    plan = StridePlan("L1_full", (128,), ways_region_bytes=1 << 17)
+    out = []
+    _, ring_probe = probes(engine, built, spec, "L1_full", plan, np.random.default_rng(2), out)
+    pools = starting_pools(40, plan.ways_region_bytes // 128, 2, seed=4)
+    runs = explore_ways(pools, ring_probe, 128, 60.0, 1, budget=40)
+    assert len(out) == len(runs) > 4 and all(m.status == "ok" for m in out)
+    records = [json.loads(json.dumps(m.to_json())) for m in out]  # as raw/fine_chase.json
+    assert len({r["variant_id"] for r in records}) == len(records)  # none merged away
     replayed = replay_ways(runs_of(records))
     assert len(replayed) == 2 and [f["tests"] for f in replayed] == [
         sum(r["rep"] == k for r in runs) for k in (0, 1)]
