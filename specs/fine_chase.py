@@ -24,7 +24,11 @@ each load's issue (the next load waits for it), a 64-access window in registers,
 accesses of every timed pass counted in a register. Its runs are the capacity-vs-stride
 searches of ``gencl.characterize.cache_geometry`` (largest all-hit ring per stride, any
 replacement policy): line, sets and ways as ``l1_line_bytes``, ``l1_sets``, ``l1_ways``. Each
-run is checked against the host by the walk's final position.
+run is checked against the host by the walk's final position. After the stride searches, stage
+``ways`` (``gencl.characterize.eviction_set``): from 3 rings of 1.1 × capacity random lines of a
+4 MiB buffer, a minimal ring that does not fit (W + 1 lines of one set, any index function),
+by group testing; each test one launch of the same kernel on a ring of those lines, recorded
+with its repetition, number and ring fingerprint so the analysis replays the reductions.
 """
 
 import math
@@ -59,7 +63,9 @@ QUICK_PLANS = {
 #: the capacity-vs-stride method (``gencl.characterize.cache_geometry``): the L1 at the size a
 #: kernel without __local gets. Strides: powers of two 32 B … 512 KiB (capacity; the plateau of
 #: the ways past sets × line), odd multiples of 32 B to 480 B (the line), 3·2^k from 384 B
-#: (the index); the fetch scan and the miss calibration walk 4 MiB (past the L1, inside L2).
+#: (the index); the fetch scan and the miss calibration walk 4 MiB (past the L1, inside L2);
+#: then the minimal eviction sets (the ways under a hashed index): 3 starting rings, ≤ 600 tests
+#: each ((W + 1)·log2(1910) ≈ 100 for 8 ways).
 FULL_PLANS = {
     "L1_full": StridePlan(
         "L1_full", tuple(1 << k for k in range(5, 20)),
@@ -70,7 +76,7 @@ FULL_PLANS = {
 QUICK_FULL_PLANS = {
     "L1_full": StridePlan("L1_full", tuple(1 << k for k in range(5, 16, 2)),
                           line_strides=(160,), index_strides=(384,), fetch_bytes=4 * MIB,
-                          warm_passes=4),
+                          warm_passes=4, ways_repeats=2, ways_budget=200),
 }
 #: the walk the standard path (gencl verify, gencl run) checks: 16 KiB at 32 B
 DEFAULT_FOOTPRINT, DEFAULT_STRIDE = 16 * KIB, 32
@@ -96,21 +102,26 @@ def run_sizes(footprint, stride):
             "slots": slots, "passes": passes, "stride": stride}
 
 
-def window_sizes(lines, stride, warm_passes, threshold=None):
-    """Launch sizes of one register-window run: a ring of *lines* slots *stride* bytes apart,
-    *warm_passes* untimed passes, then whole timed passes (≥ 4, ≥ the window)."""
+def window_sizes(lines, stride, warm_passes, threshold=None, elements=None, start=0):
+    """Launch sizes of one register-window run: a ring of *lines* slots *stride* bytes apart
+    (or, with *elements*, any ring of *lines* slots in an array of that many elements, walked
+    from element *start*), *warm_passes* untimed passes, then whole timed passes (≥ 4, ≥ the
+    window)."""
     passes = max(4, math.ceil(REG_WINDOW / lines))
     timed = passes * lines
     thr = 0xFFFFFFFF if threshold is None or not math.isfinite(threshold) else int(threshold)
-    return {"n": lines * stride // 4, "start": 0, "K0": warm_passes * lines,
+    return {"n": elements or lines * stride // 4, "start": start, "K0": warm_passes * lines,
             "L": timed - REG_WINDOW, "thr": thr, "lines": lines, "passes": passes,
             "stride": stride}
 
 
-def window_final(sizes):
-    """Where a register-window run ends: ``K0 + S + 1`` loads from slot 0."""
+def window_final(sizes, positions=None):
+    """Where a register-window run ends: ``K0 + S + 1`` loads from the ring's first slot
+    (slot k at element *positions[k]*, by default k·stride/4)."""
     loads = sizes["K0"] + sizes["passes"] * sizes["lines"] + 1
-    return np.array([(loads % sizes["lines"]) * (sizes["stride"] // 4)], dtype=np.int32)
+    slot = loads % sizes["lines"]
+    at = positions[slot] if positions is not None else slot * (sizes["stride"] // 4)
+    return np.array([at], dtype=np.int32)
 
 
 def sizes(point, device, quick):
@@ -191,27 +202,50 @@ def _one_run(engine, built, spec, level, footprint, stride, stage, rng):
 
 
 def _window_run(engine, built, spec, level, lines, stride, stage, threshold, warm, rng):
-    """One launch of the register-window kernel: (Measurement, run dict for the plan)."""
-    from gencl.measure import Measurement
-
+    """One launch of the register-window kernel on a ring of *lines* slots *stride* bytes
+    apart: (Measurement, run dict for the plan)."""
     sz = window_sizes(lines, stride, warm, threshold)
     point = {"level": level, "stage": stage, "lines": lines, "stride": stride}
-    vid = f"{spec.name}-{level}-{stage}-{lines}-{stride}"
     nxt = ring_array(sz["n"], stride // 4, "stride", rng)
+    return _launch_window(engine, built, spec, point, f"{spec.name}-{level}-{stage}-{lines}-"
+                          f"{stride}", sz, nxt, window_final(sz), threshold, {})
+
+
+def _ring_run(engine, built, spec, level, lines, line_bytes, threshold, warm, info, filler):
+    """One launch of the register-window kernel on a ring of arbitrary lines (line numbers
+    *lines*, walked in that order) of the region *filler* covers (its other elements: random
+    valid indices): an eviction-set test; *info* goes into the record as it is."""
+    pos = np.asarray(lines, dtype=np.int64) * (line_bytes // 4)
+    nxt = filler.copy()
+    nxt[pos] = np.roll(pos, -1)
+    sz = window_sizes(len(pos), line_bytes, warm, threshold, elements=len(filler),
+                      start=int(pos[0]))
+    point = {"level": level, "stage": info["stage"], "lines": len(pos), "stride": line_bytes}
+    vid = f"{spec.name}-{level}-{info['stage']}-{info['rep']}-{info['test']}-{len(pos)}"
+    extra = {k: v for k, v in info.items() if k != "stage"}
+    return _launch_window(engine, built, spec, point, vid, sz, nxt, window_final(sz, pos),
+                          threshold, extra)
+
+
+def _launch_window(engine, built, spec, point, vid, sz, nxt, final, threshold, extra):
+    """Bind, launch, check the walk's final position, and read the window and the counts:
+    (Measurement, run dict for the plan)."""
+    from gencl.measure import Measurement
+
     bound = engine.bind(built, sz, {"nxt": nxt})
     try:
         seconds = engine.run_once(built, bound)
         got = engine.read_outputs(bound)
     finally:
         bound.release()
-    if not np.array_equal(got["state"], window_final(sz)):
+    if not np.array_equal(got["state"], final):
         return Measurement(vid, spec.name, point, sz, "wrong_answer",
                            "the walk's final position differs from the host's",
                            source_hash=built.variant.source_hash), None
-    run = {"passes": sz["passes"], "warm_passes": warm,
+    run = {"passes": sz["passes"], "warm_passes": sz["K0"] // sz["lines"],
            "threshold": threshold if math.isfinite(threshold) else None,
            "slow": int(got["out_n"][0]), "total": int(got["out_n"][1]),
-           "window": [int(t) for t in got["out_t"]]}
+           "window": [int(t) for t in got["out_t"]], **extra}
     m = Measurement.timed(vid, spec.name, point, sz, (seconds,), max_error=0.0,
                           launches_per_sample=1, attempts=1,
                           source_hash=built.variant.source_hash,
@@ -273,33 +307,52 @@ def run(engine, spec, points, quick):
 
 
 def _explore_full(engine, built, spec, level, quick, rng):
-    """The capacity-vs-stride searches of one level; one record per launch, a failed launch
-    recorded with its reason and the level stopped there."""
+    """The capacity-vs-stride searches of one level, then its eviction sets; one record per
+    launch, a failed launch recorded with its reason and the level stopped there."""
+    out = []
+    plan = (QUICK_FULL_PLANS if quick else FULL_PLANS)[level]
+    try:
+        explore(plan, *_probes(engine, built, spec, level, plan, rng, out))
+    except _Failed:
+        pass
+    return out
+
+
+def _probes(engine, built, spec, level, plan, rng, out):
+    """(probe, ring_probe) of ``cache_geometry.explore`` on the device: each launch's record
+    appended to *out*; a failed one recorded with its reason, then ``_Failed``."""
     from gencl.measure import Measurement
     from gencl.measure._measurement import device_error_status
 
-    out = []
-
-    def probe(lines, stride, stage, threshold, warm):
+    def launch(attempt, vid, point):
         try:
-            m, r = _window_run(engine, built, spec, level, lines, stride, stage, threshold,
-                               warm, rng)
+            m, r = attempt()
         except Exception as exc:  # noqa: BLE001 -- recorded; this level stops
             engine.reset()
-            m, r = Measurement(
-                f"{spec.name}-{level}-{stage}-{lines}-{stride}", spec.name,
-                {"level": level, "stage": stage, "lines": lines, "stride": stride}, {},
-                device_error_status(exc), f"{type(exc).__name__}: {str(exc)[:300]}"), None
+            m, r = Measurement(vid, spec.name, point, {}, device_error_status(exc),
+                               f"{type(exc).__name__}: {str(exc)[:300]}"), None
         out.append(m)
         if r is None:
             raise _Failed(m.reason)
         return r
 
-    try:
-        explore((QUICK_FULL_PLANS if quick else FULL_PLANS)[level], probe)
-    except _Failed:
-        pass
-    return out
+    def probe(lines, stride, stage, threshold, warm):
+        return launch(lambda: _window_run(engine, built, spec, level, lines, stride, stage,
+                                          threshold, warm, rng),
+                      f"{spec.name}-{level}-{stage}-{lines}-{stride}",
+                      {"level": level, "stage": stage, "lines": lines, "stride": stride})
+
+    region = plan.ways_region_bytes // 4
+    filler = rng.integers(0, region, size=region).astype(np.int32)
+
+    def ring_probe(lines, line_bytes, threshold, warm, info):
+        return launch(lambda: _ring_run(engine, built, spec, level, lines, line_bytes,
+                                        threshold, warm, info, filler),
+                      f"{spec.name}-{level}-{info['stage']}-{info['rep']}-{info['test']}",
+                      {"level": level, "stage": info["stage"], "lines": len(lines),
+                       "stride": line_bytes})
+
+    return probe, ring_probe
 
 # }}}
 

@@ -21,6 +21,9 @@ whole passes), and the geometry read from N(S):
 - index: with ``line mod T`` a stride 3·2^k (≥ A) reaches the same sets as 2^k, so N must be
   equal at both; a hashed index breaks that, or N(S)·S = C before the plateau (the set loads of
   a hash are uneven), and is reported as such.
+- ways and sets of any index (a hash hides the plateau): a minimal ring that does not fit, found
+  by group testing from rings of capacity + 10 % lines (``eviction_set``), is W + 1 lines of
+  one set; where the level has those runs (stage ``ways``), they give W and T = C / (A·W).
 
 The pure functions here take and return plain dicts (a run: ``lines``, ``stride``, ``stage``,
 ``passes``, ``slow``, ``window``, …): the spec's runner drives ``explore`` with the device, the
@@ -59,6 +62,10 @@ class StridePlan:
             that finds the level full of another buffer's lines takes ~10 passes to hold a ring
             at its capacity in the tests' simulation; an L1 invalidated at launch needs one).
         max_lines, max_bytes: the largest ring a stride's search tries.
+        ways_repeats: starting rings of the minimal eviction sets (``eviction_set``), run
+            after the searches when they found the line and the capacity (0: none).
+        ways_region_bytes: the buffer whose lines the eviction sets' rings are made of.
+        ways_budget: the most tests of one reduction.
     """
 
     name: str
@@ -71,6 +78,9 @@ class StridePlan:
     warm_passes: int = 16
     max_lines: int = 1 << 15
     max_bytes: int = 64 * MIB
+    ways_repeats: int = 3
+    ways_region_bytes: int = 4 * MIB
+    ways_budget: int = 600
 
 
 #: the searches, by stage: what each stride set is for
@@ -107,9 +117,10 @@ def all_hit(run: Run) -> bool:
 
 # {{{ the plan: one search per stride
 
-def explore(plan: StridePlan, probe: Probe) -> list[Run]:
-    """Calibrate, scan the fetch unit, then find N(S) at each stride; every run made is
-    returned (the analysis redoes the arithmetic from them)."""
+def explore(plan: StridePlan, probe: Probe, ring_probe: Any = None) -> list[Run]:
+    """Calibrate, scan the fetch unit, then find N(S) at each stride; with *ring_probe* (an
+    ``eviction_set.RingProbe``), then the minimal eviction sets (the ways of any index). Every
+    run made is returned (the analysis redoes the arithmetic from them)."""
     runs: list[Run] = []
 
     def run(lines: int, stride: int, stage: str, limit: float, warm: int) -> Run:
@@ -145,6 +156,15 @@ def explore(plan: StridePlan, probe: Probe) -> list[Run]:
                 lo = mid
             else:
                 hi = mid
+    found = geometry(runs)
+    if ring_probe is not None and plan.ways_repeats and "line_bytes" in found:
+        from gencl.characterize.eviction_set import explore_ways, starting_pools
+
+        line = int(found["line_bytes"])
+        pools = starting_pools(int(found["size_bytes"]) // line, plan.ways_region_bytes // line,
+                               plan.ways_repeats)
+        runs += explore_ways(pools, ring_probe, line, limit, plan.warm_passes,
+                             budget=plan.ways_budget)
     return runs
 
 # }}}
@@ -251,6 +271,7 @@ def geometry(runs: Sequence[Run]) -> dict[str, Any]:
         below = [s for s in big if s < knee]
         even = [powers[s] * s / size for s in below]
         out["ways"] = ways
+        out["ways_from"] = "stride plateau"
         out["sets"] = size / (line * ways)
         out["knee_stride_bytes"] = knee
         out["fill_before_knee"] = [round(e, 3) for e in even]
@@ -267,7 +288,38 @@ def geometry(runs: Sequence[Run]) -> dict[str, Any]:
                            + "): no plateau where every line shares one set")
     index = {s: c["lines"] for s, c in found["index"].items() if c["bounded"]}
     out["set_index"] = _index(index, powers, size, line, out.get("knee_stride_bytes"))
+    _eviction_ways(runs, out, size / line, line)
     return out
+
+
+def _eviction_ways(runs: Sequence[Run], out: dict[str, Any], capacity_lines: float,
+                   line: int) -> None:
+    """Ways and sets from the minimal eviction sets (``eviction_set``), where the level has
+    them: they replace the stride plateau's (which a hashed index hides; a disagreement is
+    kept as ``ways_disagree``), or add their reasons to ``ways_why``."""
+    from gencl.characterize.eviction_set import replay_ways, shared_bits, ways_and_sets
+
+    found = replay_ways(runs)
+    if not found:
+        return
+    ev = ways_and_sets(found, capacity_lines)
+    ev["sets_found"] = [
+        {"from": f["from"], "lines": f["lines"], "confirmed": f["confirmed"],
+         "tests": f["tests"], **({"why": f["why"]} if f.get("why") else {}),
+         **({"address_bits": shared_bits(f["lines"], line)} if f["confirmed"] else {})}
+        for f in found]
+    out["eviction_sets"] = ev
+    if "ways" in ev:
+        if "ways" in out and out["ways"] != ev["ways"]:
+            out["ways_disagree"] = (f"the stride plateau holds {out['ways']} lines, the minimal "
+                                    f"eviction sets {ev['ways'] + 1} (ways + 1)")
+        if "ways_why" in out:
+            out["stride_ways_why"] = out.pop("ways_why")
+        out["ways"], out["sets"] = ev["ways"], ev["sets"]
+        out["ways_from"] = "minimal eviction sets"
+    else:
+        out["ways_why"] = "; ".join(w for w in (out.get("ways_why"), "minimal eviction sets: "
+                                                + ev["ways_why"]) if w)
 
 
 def _stops_halving(powers: Mapping[int, int], size: int) -> int | None:

@@ -422,8 +422,7 @@ def _full_level(name: str, runs: Sequence[Run], records: Sequence[Mapping[str, A
          "the smallest stride of a 4 MiB walk at which ≥ 90 % of the accesses miss: the bytes "
          "one miss brings (sector)"),
         (f"{base}_line_bytes", "line_bytes", "B", f"allocation unit: {found.get('line_from')}"),
-        (f"{base}_ways", "ways", "ways", "N(S) at the plateau of the largest power-of-two "
-                                         "strides, where every line of the ring shares one set"),
+        (f"{base}_ways", "ways", "ways", _ways_method(found)),
         (f"{base}_sets", "sets", "sets", "capacity / (line × ways)"),
     )
     for cname, field, unit, what in values:
@@ -432,9 +431,21 @@ def _full_level(name: str, runs: Sequence[Run], records: Sequence[Mapping[str, A
                                         variants=ids))
     chars.append(Characteristic(f"{key}_geometry", found, "B, lines, ways, sets, cycles",
                                 method=how, variants=ids))
-    for field in ("why", "line_why", "ways_why"):
+    for field in ("why", "line_why", "ways_why", "stride_ways_why", "ways_disagree"):
         if field in found:
             notes.append(f"{name}: {found[field]}")
+    ev = found.get("eviction_sets")
+    if ev:
+        notes.append(f"{name} minimal eviction sets: {len(ev['set_sizes'])} starting rings, "
+                     f"sets of {ev['set_sizes']} lines (confirmed: {ev['confirmed']}), "
+                     f"{sum(ev['tests'])} tests ({ev['tests']})")
+        for i, f in enumerate(ev["sets_found"]):
+            bits = f.get("address_bits")
+            if bits:
+                notes.append(f"{name} eviction set {i}: offsets {bits['offsets']} B share bits "
+                             f"{bits['bits_equal']}; their differences span "
+                             f"{bits['difference_rank']} dimensions (informative: virtual "
+                             f"offsets within the buffer)")
     if "set_index" in found:
         notes.append(f"{name} set index: {found['set_index']}")
     caps = found.get("lines_by_stride", {}).get("capacity", {})
@@ -445,6 +456,20 @@ def _full_level(name: str, runs: Sequence[Run], records: Sequence[Mapping[str, A
             "x": sorted(bounded), "y": [bounded[s] for s in sorted(bounded)],
             "xlabel": "stride (B)", "ylabel": "lines held (N)", "xscale": "log",
             "yscale": "log"}
+
+
+def _ways_method(found: Mapping[str, Any]) -> str:
+    """How the ways of a level measured without __local were found."""
+    if found.get("ways_from") == "minimal eviction sets":
+        ev = found["eviction_sets"]
+        return (f"minimal eviction set: from each of {len(ev['set_sizes'])} rings of random "
+                f"lines (capacity + 10 %) that do not fit, group testing by binary splitting "
+                f"(Vila, Köpf & Morales 2019; the lines that complete a set kept, the rest "
+                f"dropped) down to a ring that fits once any one line is dropped: W + 1 lines "
+                f"of one set, each confirmed by the all-hit test (the set misses, every set of "
+                f"one line less fits); sizes {ev['set_sizes']}, tests {ev['tests']}")
+    return ("N(S) at the plateau of the largest power-of-two strides, where every line of the "
+            "ring shares one set")
 
 
 @analysis("fine_chase")

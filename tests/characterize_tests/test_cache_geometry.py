@@ -52,21 +52,27 @@ class SetAssociative:
         return self.miss
 
     def probe(self, lines, stride, stage, limit, warm):
+        run = self.walk([k * stride for k in range(lines)], limit, warm)
+        return {"level": "L1_full", "stage": stage, "lines": lines, "stride": stride, **run}
+
+    def walk(self, addresses, limit, warm):
+        """One launch walking a ring of *addresses* (bytes, in order): *warm* untimed passes,
+        then whole timed passes (≥ 4, ≥ the window), as ``windowed_walk``."""
         sets: dict = {}
         if self.stale:  # another buffer's lines, far away, in every way
             for t in range(self.nsets):
                 for w in range(self.ways):
                     la = (1 << 40) // self.line + t + w * self.nsets
                     sets.setdefault(self._set(la), OrderedDict())[la] = {0}
+        lines = len(addresses)
         passes = max(4, math.ceil(WINDOW / lines))
         lat = []
         for g in range((warm + passes) * lines):
-            t = self._access(sets, (g % lines) * stride) + int(self.rng.integers(0, 6))
+            t = self._access(sets, addresses[g % lines]) + int(self.rng.integers(0, 6))
             if g >= warm * lines:
                 lat.append(t)
         lat = np.array(lat)
-        return {"level": "L1_full", "stage": stage, "lines": lines, "stride": stride,
-                "passes": passes, "warm_passes": warm, "threshold": limit,
+        return {"passes": passes, "warm_passes": warm, "threshold": limit,
                 "slow": int((lat > limit).sum()), "total": int(lat.sum()),
                 "window": lat[:WINDOW].tolist()}
 

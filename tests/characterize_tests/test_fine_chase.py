@@ -310,3 +310,67 @@ def test_standard_verification_path_of_both_kernels(engine, level):
     sizes = portable.verify_sizes(point, engine.info)
     values = portable.inputs(point, sizes, np.random.default_rng(8))
     assert verify_variant(engine, portable, built, sizes, values) <= 1.0
+
+
+def _portable_full(engine):
+    """The L1_full kernel on PoCL, each access's "latency" the loaded position mod 97."""
+    import dataclasses
+
+    from gencl.generate import generate
+    from gencl.spec import load_spec
+    from gencl.spec.pointer_chase import windowed_walk_program
+
+    spec = load_spec("fine_chase")
+    fake = ("clk[0] = 0;", "clk[{after}] = clk[{step}] + (uint)(j % 97);",
+            "now = prev + (uint)(j % 97);")
+    portable = dataclasses.replace(spec, name="fine_chase_portable",
+                                   program=lambda _p: windowed_walk_program(clock=fake))
+    return spec, engine.build(generate(portable, portable.complete({"level": "L1_full"})))
+
+
+def test_ring_of_arbitrary_lines_on_a_real_device(engine):
+    """An eviction-set test's launch on PoCL: a ring of lines in any order of a region whose
+    other elements are random, walked in that order; the end checked against the host, the
+    window and the counts cover the timed accesses; the info kept in the record."""
+    spec, built = _portable_full(engine)
+    ring_run = spec.runner.__globals__["_ring_run"]
+    rng = np.random.default_rng(9)
+    region = 1 << 16  # elements
+    filler = rng.integers(0, region, size=region).astype(np.int32)
+    lines = [int(x) for x in rng.choice(region // 32, 37, replace=False)]
+    info = {"stage": "ways", "rep": 1, "test": 4, "ring_crc": 123}
+    m, run = ring_run(engine, built, spec, "L1_full", lines, 128, 50.0, 3, info, filler)
+    assert m.status == "ok", m.reason
+    pos = np.array(lines) * 32
+    passes = max(4, -(-64 // len(lines)))
+    lat = pos[(3 * len(lines) + 2 + np.arange(passes * len(lines))) % len(lines)] % 97
+    assert run["window"] == lat[:64].tolist()
+    assert run["slow"] == int((lat > 50).sum()) and run["total"] == int(lat.sum())
+    assert m.point == {"level": "L1_full", "stage": "ways", "lines": 37, "stride": 128}
+    assert m.extra["rep"] == 1 and m.extra["test"] == 4 and m.variant_id.endswith("-1-4-37")
+
+
+def test_eviction_set_tests_on_a_real_device_replay_from_their_records(engine):
+    """The runner's eviction-set stage on PoCL, through the runner's own ring probe (outcomes
+    from the portable clock, so some rings "fit" and some do not): its records, read back as
+    the analysis reads them, replay the same reductions test for test."""
+    import json
+
+    from gencl.characterize.cache_geometry import StridePlan
+    from gencl.characterize.eviction_set import explore_ways, replay_ways, starting_pools
+    from gencl.characterize.fine_chase import runs_of
+
+    spec, built = _portable_full(engine)
+    probes = spec.runner.__globals__["_probes"]
+    plan = StridePlan("L1_full", (128,), ways_region_bytes=1 << 17)
+    out = []
+    _, ring_probe = probes(engine, built, spec, "L1_full", plan, np.random.default_rng(2), out)
+    pools = starting_pools(40, plan.ways_region_bytes // 128, 2, seed=4)
+    runs = explore_ways(pools, ring_probe, 128, 60.0, 1, budget=40)
+    assert len(out) == len(runs) > 4 and all(m.status == "ok" for m in out)
+    records = [json.loads(json.dumps(m.to_json())) for m in out]  # as raw/fine_chase.json
+    assert len({r["variant_id"] for r in records}) == len(records)  # none merged away
+    replayed = replay_ways(runs_of(records))
+    assert len(replayed) == 2 and [f["tests"] for f in replayed] == [
+        sum(r["rep"] == k for r in runs) for k in (0, 1)]
+    assert not any("do not replay" in (f.get("why") or "") for f in replayed)
