@@ -120,8 +120,13 @@ def geometry(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequence[i
                    tuple(hi for _, hi in form.halo))
     if scheme == "stream":
         delay, ring, own_ring = pipeline(form)
-        geo = replace(geo, delay=delay, ring=ring, own_ring=_fitted(own_ring + LEAD, ring),
-                      lead=LEAD)
+        # the load ahead costs a register plane per level; taken where that plane is all it
+        # costs (a star stencil: 3 → 4 registers beside a 2-plane ring), not where it would
+        # double the register ring (a box stencil: 4 → 8 beside a 4-plane ring; measured on the
+        # H200, box2d9 lost 25 % with it)
+        lead = LEAD if _fitted(own_ring + LEAD, ring) == own_ring + LEAD else 0
+        geo = replace(geo, delay=delay, ring=ring, own_ring=_fitted(own_ring + lead, ring),
+                      lead=lead)
     for d, (t, n) in enumerate(zip(geo.tile, geo.loaded)):
         if t < 1:
             raise NotTemporal(f"a loaded tile of {n} points along axis {d} (work-group × points) "
