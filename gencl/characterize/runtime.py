@@ -92,9 +92,15 @@ def analyze_overheads(records: Sequence[Mapping[str, Any]], device: Mapping[str,
                                   "one empty kernel at a time (host wall clock)"),
              "launch_queued_to_start": ("launch_queued_to_start_s", "profiling event QUEUED → "
                                         "START of an empty kernel")}
+    bursts = ("; median of the quietest of {n} bursts of {k} launches (enqueue, finish, as "
+              "clpeak), spread over seconds; the burst medians ranged {lo:.3g}–{hi:.3g} s")
     for test, (name, method) in names.items():
         if test in launch:
             r = launch[test]
+            medians = (r.get("extra") or {}).get("burst_medians_s")
+            if medians:
+                method += bursts.format(n=len(medians), k=r["extra"].get("burst_launches"),
+                                        lo=min(medians), hi=max(medians))
             chars.append(Characteristic(name, float(r["median_s"]), "s", r.get("ci95_s"),
                                         method, (r["variant_id"],)))
     if launch:
