@@ -363,6 +363,36 @@ def run_clpeak(cl_device: Any, benchmarks: Iterable[str], *, binary: str | None 
 # }}}
 
 
+def shared(benchmark: str) -> bool:
+    """Whether clpeak measures a figure of the suite benchmark *benchmark*."""
+    return any(benchmark in tests for tests in TESTS.values())
+
+
+def merge_runs(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One peer record of several clpeak runs (each run's tests right after the gencl benchmark
+    they compare with): the figures and sections of every run, status ok when every run is,
+    the first reason otherwise, and each run's command, time and output under ``runs``."""
+    if len(runs) == 1:
+        return dict(runs[0])
+    first = runs[0]
+    out: dict[str, Any] = {key: first.get(key) for key in (
+        "tool", "binary", "version", "platform", "device", "icd_library", "driver",
+        "platform_index", "device_index")}
+    out["figures"], out["sections"] = {}, {}
+    for run in runs:
+        out["figures"].update(run.get("figures") or {})
+        out["sections"].update(run.get("sections") or {})
+    bad = [run for run in runs if run.get("status") != "ok"]
+    out["status"] = "error" if bad else "ok"
+    out["reason"] = bad[0].get("reason", "") if bad else ""
+    out["command"] = [arg for run in runs for arg in (["·"] if run is not first else [])
+                      + list(run.get("command") or [])]
+    out["elapsed_s"] = round(sum(float(run.get("elapsed_s") or 0.0) for run in runs), 1)
+    out["runs"] = [{key: run.get(key) for key in ("date", "command", "elapsed_s", "status",
+                                                  "reason", "output")} for run in runs]
+    return out
+
+
 # {{{ comparison rows (report, summary)
 
 #: Figures where lower is better (times); for the others higher is better.

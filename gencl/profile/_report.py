@@ -224,12 +224,16 @@ def _peers(profile: DeviceProfile) -> list[str]:
     lines = ["## clpeak on the same device", ""]
     if peer.get("status") != "ok":
         return lines + [f"clpeak did not give figures: {peer.get('reason')}", ""]
+    when = (f"each test right after the gencl benchmark it compares with ({len(peer['runs'])} "
+            f"runs from {peer['runs'][0].get('date')})" if peer.get("runs") else
+            f"at {peer.get('date')}")
     lines += [f"clpeak {peer.get('version')} (`{' '.join(peer.get('command', []))}`, ICD "
-              f"`{peer.get('icd_library')}`), run by `gencl profile` at {peer.get('date')} "
-              f"after the suite, {peer.get('elapsed_s')} s. clpeak's rates are "
+              f"`{peer.get('icd_library')}`), run by `gencl profile` {when}, "
+              f"{peer.get('elapsed_s')} s. clpeak's rates are "
               "its best vector width (shown); gencl's are the summary's peaks. Launch latency: "
               "dispatch = profiling QUEUED → START, round trip = host enqueue → completion seen "
-              "by the host (clpeak: mean of a small kernel; gencl: median of an empty one).", ""]
+              "by the host (clpeak: mean of a small kernel; gencl: median of an empty one, the "
+              "quietest of its bursts).", ""]
     rows = []
     for r in comparison(peer, gencl_figures(profile.characteristics)):
         best = f" ({r['clpeak_best']})" if r.get("clpeak_best") else ""

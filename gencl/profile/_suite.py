@@ -197,8 +197,8 @@ def run_profile(out: str | os.PathLike | None = None, *, device: str | int | Non
 
     Benchmarks already finished in *out* (same spec text, same mode) are skipped; benchmarks
     measured but not analysed are re-analysed without measuring. *clpeak* (None: when installed,
-    full profiles only) runs clpeak on the same device after the suite, as a peer
-    (``peers.clpeak``). Returns (profile, folder).
+    full profiles only) runs clpeak on the same device as a peer (``peers.clpeak``), each of its
+    tests right after the benchmark it compares with. Returns (profile, folder).
     """
     from gencl.device import ClockMonitor
     from gencl.measure import OpenCLEngine
@@ -215,6 +215,7 @@ def run_profile(out: str | os.PathLike | None = None, *, device: str | int | Non
     say = log or (lambda _msg: None)
     seen: list[float] = []
     failures: dict[str, str] = {}  # reason → the first benchmark that failed for it
+    peer_runs: dict[str, dict[str, Any]] = {}  # clpeak, by the benchmark it ran beside
     with ClockMonitor(is_gpu) as suite_clock, _progress(progress) as bar:
         overall = bar.add_task("profile", total=len(entries)) if bar else None
         for entry in entries:
@@ -233,10 +234,16 @@ def run_profile(out: str | os.PathLike | None = None, *, device: str | int | Non
             say(_outcome(entry.name, result, failures))
             if not result.ok:
                 failures.setdefault(result.reason, entry.name)
+            _clpeak_beside(peer_runs, entry.name, engine, clpeak, quick, say)
             if bar:
                 bar.advance(overall)
     profile = _with_clock(profile, seen, suite_clock.median_hz, is_gpu)
-    profile = _with_clpeak(profile, engine, entries, clpeak, quick, say)
+    for entry in entries:  # benchmarks done earlier: their clpeak tests now
+        _clpeak_beside(peer_runs, entry.name, engine, clpeak, quick, say)
+    if peer_runs:
+        from gencl.profile import _clpeak
+
+        profile = profile.with_peer("clpeak", _clpeak.merge_runs(list(peer_runs.values())))
     save_profile(profile, folder)
     return profile, folder
 
@@ -251,17 +258,19 @@ def _outcome(name: str, result: BenchmarkResult, failures: dict[str, str]) -> st
     return f"{name}: {result.status}: {result.reason}"
 
 
-def _with_clpeak(profile: DeviceProfile, engine: Any, entries: Sequence[SuiteEntry],
-                 enabled: bool | None, quick: bool, say: Callable[[str], None]) -> DeviceProfile:
+def _clpeak_beside(runs: dict[str, dict[str, Any]], benchmark: str, engine: Any,
+                   enabled: bool | None, quick: bool, say: Callable[[str], None]) -> None:
+    """clpeak's tests of *benchmark*'s figures, right after it (a shared machine's load moves
+    within minutes: a figure compared is measured by both tools close together), once."""
     from gencl.profile import _clpeak
 
-    if not _clpeak.wanted(enabled, quick):
-        return profile
-    say("clpeak: running on the same device (--no-clpeak skips it)")
-    record = {"date": now(), **_clpeak.run_clpeak(engine.cl_device, [e.name for e in entries])}
+    if benchmark in runs or not _clpeak.shared(benchmark) or not _clpeak.wanted(enabled, quick):
+        return
+    say(f"clpeak: {benchmark}'s figures on the same device (--no-clpeak skips it)")
+    record = {"date": now(), **_clpeak.run_clpeak(engine.cl_device, [benchmark])}
     say(f"clpeak: {record['status']}" + (f" ({record['reason']})" if record["reason"] else
                                          f", {record.get('elapsed_s')} s"))
-    return profile.with_peer("clpeak", record)
+    runs[benchmark] = record
 
 
 def _run_one(entry: SuiteEntry, engine: Any, raw: Path, old: BenchmarkResult | None, *,

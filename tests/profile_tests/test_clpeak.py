@@ -107,8 +107,8 @@ def test_profile_records_clpeak_beside_gencl(tmp_path):
     from gencl.profile import load_profile, run_profile
 
     folder = tmp_path / "prof"
-    run_profile(folder, device="pocl", quick=True, only=["runtime_overhead"], progress=False,
-                clpeak=True)
+    run_profile(folder, device="pocl", quick=True, only=["runtime_overhead", "transfers"],
+                progress=False, clpeak=True)
     profile = load_profile(folder)  # validates against the schema, peers included
     peer = profile.peers["clpeak"]
     assert peer["status"] == "ok", peer["reason"]
@@ -124,3 +124,23 @@ def test_profile_records_clpeak_beside_gencl(tmp_path):
     run_profile(folder, device="pocl", quick=True, only=["runtime_overhead"], progress=False,
                 clpeak=False)
     assert load_profile(folder).peers["clpeak"] == peer  # kept, not rerun, when switched off
+
+
+def test_runs_beside_each_benchmark_merge_into_one_record():
+    from gencl.profile._clpeak import merge_runs, shared
+
+    assert shared("read_bandwidth") and shared("chain") and not shared("fine_chase")
+    read = {"tool": "clpeak", "version": "1.1.2", "status": "ok", "reason": "",
+            "command": ["clpeak", "--global-bandwidth"], "elapsed_s": 4.0, "date": "d1",
+            "figures": {"global_read_bw_Bps": {"value": 3e10, "unit": "B/s"}},
+            "sections": {"Global memory bandwidth": {"unit": "GBPS", "values": {"float": 30}}}}
+    latency = {"tool": "clpeak", "version": "1.1.2", "status": "error", "reason": "boom",
+               "command": ["clpeak", "--kernel-latency"], "elapsed_s": 1.0, "date": "d2",
+               "figures": {}, "sections": {}}
+    merged = merge_runs([read, latency])
+    assert merged["figures"] == read["figures"] and merged["status"] == "error"
+    assert merged["reason"] == "boom" and merged["elapsed_s"] == 5.0
+    assert [r["date"] for r in merged["runs"]] == ["d1", "d2"]
+    assert merged["command"] == ["clpeak", "--global-bandwidth", "·", "clpeak",
+                                 "--kernel-latency"]
+    assert merge_runs([read]) == read
