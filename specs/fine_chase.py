@@ -173,12 +173,7 @@ def _one_run(engine, built, spec, level, footprint, stride, stage, rng):
     point = {"level": level, "stage": stage, "footprint": footprint, "stride": stride}
     vid = f"{spec.name}-{level}-{stage}-{footprint}-{stride}"
     nxt = ring_array(sz["n"], stride // 4, "stride", rng)
-    bound = engine.bind(built, sz, {"nxt": nxt})
-    try:
-        seconds = engine.run_once(built, bound)
-        got = engine.read_outputs(bound)
-    finally:
-        bound.release()
+    seconds, got = _launch_once(engine, built, sz, nxt)
     want = clocked_reference(timed_positions(sz))
     hist = got["out_hist"].astype(np.int64)
     if not (np.array_equal(got["out_j"], want["out_j"])
@@ -232,12 +227,7 @@ def _launch_window(engine, built, spec, point, vid, sz, nxt, final, threshold, e
     (Measurement, run dict for the plan)."""
     from gencl.measure import Measurement
 
-    bound = engine.bind(built, sz, {"nxt": nxt})
-    try:
-        seconds = engine.run_once(built, bound)
-        got = engine.read_outputs(bound)
-    finally:
-        bound.release()
+    seconds, got = _launch_once(engine, built, sz, nxt)
     if not np.array_equal(got["state"], final):
         return Measurement(vid, spec.name, point, sz, "wrong_answer",
                            "the walk's final position differs from the host's",
@@ -374,3 +364,12 @@ SPEC = BenchmarkSpec(
     group="memory",
     tolerance={"int32": 0.0, "uint32": 0.0},
 )
+
+
+def _launch_once(engine, built, sizes, nxt):
+    """(seconds, outputs) of one launch of the walk *nxt*."""
+    bound = engine.bind(built, sizes, {"nxt": nxt})
+    try:
+        return engine.run_once(built, bound), engine.read_outputs(bound)
+    finally:
+        bound.release()

@@ -90,17 +90,7 @@ def test_one_sweep_is_the_plain_program(engine, name, scheme, wg, pts):
     blocked = _point(spec, scheme, 1, wg, pts)
     sizes = spec.verify_sizes(plain, None)
     values = spec.inputs(plain, sizes, np.random.default_rng(1))
-    out = []
-    for point in (plain, blocked):
-        built = engine.build(lower(spec, point))
-        bound = engine.bind(built, sizes, values)
-        try:
-            engine.run_once(built, bound)
-            out.append(engine.read_outputs(bound)[spec.hooks.ping_pong[0][0]])
-        finally:
-            bound.release()
-    np.testing.assert_allclose(out[1], out[0], rtol=1e-6, equal_nan=True)
-    assert not np.isnan(out[0]).all()
+    _assert_one_launch_equal(engine, spec, plain, blocked, sizes, values)
 
 
 def test_programs_it_cannot_take_say_why():
@@ -277,17 +267,7 @@ def test_strip_one_sweep_is_the_plain_program(engine):
     blocked = _point(spec, "strip", 1, spec.knobs["workgroup"].values[0], (48, 16))
     sizes = {"ny": 37, "nx": 70}
     values = spec.inputs(plain, sizes, np.random.default_rng(6))
-    out = []
-    for point in (plain, blocked):
-        built = engine.build(lower(spec, point))
-        bound = engine.bind(built, sizes, values)
-        try:
-            engine.run_once(built, bound)
-            out.append(engine.read_outputs(bound)[spec.hooks.ping_pong[0][0]])
-        finally:
-            bound.release()
-    np.testing.assert_allclose(out[1], out[0], rtol=1e-6, equal_nan=True)
-    assert not np.isnan(out[0]).all()
+    _assert_one_launch_equal(engine, spec, plain, blocked, sizes, values)
 
 
 def test_strip_points_are_offered_within_a_cpu_cache_not_an_h200():
@@ -305,3 +285,18 @@ def test_strip_points_are_offered_within_a_cpu_cache_not_an_h200():
     assert not [p for p in spec.points(limits_for("nvidia")) if p["temporal"] == "strip"]
 
 # }}}
+
+
+def _assert_one_launch_equal(engine, spec, plain, blocked, sizes, values):
+    """One launch of the plain and of the blocked program give the same output."""
+    out = []
+    for point in (plain, blocked):
+        built = engine.build(lower(spec, point))
+        bound = engine.bind(built, sizes, values)
+        try:
+            engine.run_once(built, bound)
+            out.append(engine.read_outputs(bound)[spec.hooks.ping_pong[0][0]])
+        finally:
+            bound.release()
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-6, equal_nan=True)
+    assert not np.isnan(out[0]).all()
