@@ -38,23 +38,31 @@ from typing import Any
 SECTIONS = {"single-precision compute": "sp_madd_peak_flops",
             "double-precision compute": "dp_peak_flops",
             "integer compute": "int_peak_ops",
-            "global memory bandwidth": "global_read_bw_Bps"}
+            "global memory bandwidth": "global_read_bw_Bps",
+            "local memory bandwidth": "local_bw_Bps"}
+#: clpeak's transfer rows → the gencl characteristic (blocking enqueueWrite/ReadBuffer from
+#: pageable host memory, as gencl's ``transfers``); 1.x spells them in camel case
+TRANSFERS = {"enqueuewritebuffer": "h2d_bw_Bps", "enqueuereadbuffer": "d2h_bw_Bps"}
 #: SI scale of a clpeak rate unit by its first letter (GFLOPS, GIOPS, GBPS, TFLOPS, MBPS …)
 _PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 #: clpeak launch-latency metric → gencl characteristic (runtime_overhead; same definitions)
 LATENCY = {"dispatch": "launch_queued_to_start_s", "roundtrip": "launch_roundtrip_s"}
 UNITS = {"sp_madd_peak_flops": "FLOP/s", "dp_peak_flops": "FLOP/s", "int_peak_ops": "op/s",
-         "global_read_bw_Bps": "B/s", "launch_queued_to_start_s": "s", "launch_roundtrip_s": "s"}
+         "global_read_bw_Bps": "B/s", "local_bw_Bps": "B/s", "h2d_bw_Bps": "B/s",
+         "d2h_bw_Bps": "B/s", "launch_queued_to_start_s": "s", "launch_roundtrip_s": "s"}
 
 #: gencl suite benchmark → the clpeak tests that measure the same figures, by clpeak major
 #: version (1.x: ``--compute-sp``…; 2.x renamed them and selects OpenCL devices with
 #: ``--cl-platform``/``--cl-device``)
 TESTS = {1: {"chain": ("--compute-sp", "--compute-dp", "--compute-integer"),
              "read_bandwidth": ("--global-bandwidth",),
+             "transfers": ("--transfer-bandwidth",),
              "runtime_overhead": ("--kernel-latency",)},
          2: {"chain": ("--single-precision-compute", "--double-precision-compute",
                        "--integer-compute"),
              "read_bandwidth": ("--global-memory-bandwidth",),
+             "local_memory": ("--local-memory-bandwidth",),
+             "transfers": ("--transfer-bandwidth",),
              "runtime_overhead": ("--kernel-launch-latency",)}}
 
 TIMEOUT_S = 1800.0
@@ -132,6 +140,13 @@ def figures(sections: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, An
             found[name] = {"value": values[best] * scale, "unit": UNITS[name], "best": best,
                            "clpeak_value": values[best], "clpeak_unit": sec.get("unit", ""),
                            "by_width": dict(values)}
+        elif title.lower() == "transfer bandwidth" and unit[:1] in _PREFIX:
+            for label, number in values.items():
+                name = TRANSFERS.get(label.lower().replace(" ", ""))
+                if name:
+                    found[name] = {"value": number * _PREFIX[unit[:1]], "unit": "B/s",
+                                   "best": label, "clpeak_value": number,
+                                   "clpeak_unit": sec.get("unit", "")}
         elif title.lower() == "kernel launch latency":
             for label, number in values.items():
                 name = LATENCY.get(label.lower())
@@ -451,5 +466,8 @@ def wanted(enabled: bool | None, quick: bool) -> bool:
 #: Row labels of the report's table.
 LABELS = {"sp_madd_peak_flops": "SP multiply-add", "dp_peak_flops": "DP multiply-add",
           "int_peak_ops": "INT multiply-add", "global_read_bw_Bps": "global read bandwidth",
+          "local_bw_Bps": "local memory bandwidth",
+          "h2d_bw_Bps": "host → device (enqueueWriteBuffer, pageable)",
+          "d2h_bw_Bps": "device → host (enqueueReadBuffer, pageable)",
           "launch_queued_to_start_s": "kernel launch: dispatch (queued → start)",
           "launch_roundtrip_s": "kernel launch: round trip (enqueue → completion seen by host)"}

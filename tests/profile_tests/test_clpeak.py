@@ -28,7 +28,10 @@ def test_parse_debian_pocl_full_output():
     assert out["driver"] == "3.1+debian (Linux x64)"
     figs = out["figures"]
     assert set(figs) == {"sp_madd_peak_flops", "dp_peak_flops", "int_peak_ops",
-                         "global_read_bw_Bps", "launch_queued_to_start_s"}
+                         "global_read_bw_Bps", "launch_queued_to_start_s", "h2d_bw_Bps",
+                         "d2h_bw_Bps"}
+    assert math.isclose(figs["h2d_bw_Bps"]["value"], 4.72e9)  # the blocking write, not a map
+    assert math.isclose(figs["d2h_bw_Bps"]["value"], 4.55e9)
     # best over vector widths, in SI units
     assert figs["sp_madd_peak_flops"]["best"] == "float16"
     assert math.isclose(figs["sp_madd_peak_flops"]["value"], 6.74e9)
@@ -60,6 +63,27 @@ def test_version_and_tests():
         "--compute-sp", "--compute-dp", "--compute-integer", "--kernel-latency"]
     assert clpeak_tests(["copy"]) == []
     assert clpeak_tests(["read_bandwidth"], "2.1.2") == ["--global-memory-bandwidth"]
+    assert clpeak_tests(["local_memory", "transfers"], "2.1.2") == [
+        "--local-memory-bandwidth", "--transfer-bandwidth"]
+    assert clpeak_tests(["local_memory"]) == []  # clpeak 1.x has no local-memory test
+
+
+def test_parse_local_memory_and_transfer_sections_of_2x():
+    text = """Platform: NVIDIA CUDA
+  Device: NVIDIA H200
+    Local memory bandwidth (GBPS)
+      float   : 16553.97
+      float4  : 28592.85
+    Transfer bandwidth (GBPS)
+      enqueuewritebuffer : 7.24
+      enqueuereadbuffer : 13.43
+      memcpy_from_mapped_ptr : 9.4
+"""
+    figs = parse_output(text)["figures"]
+    assert figs["local_bw_Bps"]["best"] == "float4"
+    assert math.isclose(figs["local_bw_Bps"]["value"], 28592.85e9)
+    assert math.isclose(figs["h2d_bw_Bps"]["value"], 7.24e9)
+    assert math.isclose(figs["d2h_bw_Bps"]["value"], 13.43e9)
 
 
 def test_comparison_direction_per_figure():
