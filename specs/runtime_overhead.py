@@ -71,8 +71,7 @@ def _compile_times(engine, source, reps):
 
 
 def _launch_times(engine, kernel, test, reps):
-    """*reps* samples of one launch test, in a tight loop as clpeak's (a Python pause between
-    launches lets the runtime's worker threads fall asleep, which the next dispatch then pays)."""
+    """*reps* samples of one launch test, in a tight loop as clpeak's."""
     import pyopencl as cl
 
     q = engine.queue
