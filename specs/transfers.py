@@ -10,8 +10,9 @@ source bytes; a mismatch is recorded as ``wrong_answer``.
 Only the points that decide the figures are measured. The host data is one random array made
 once for the largest size (every size a prefix of it: making 1 GiB of random numbers per point
 was most of the run), and a direction stops growing once its bandwidth has flattened: from
-16 MiB on (where the plateau figure starts), a size within 10 % of the size before it ends that
-direction; its last record says so (``extra.stopped``).
+256 MiB on (where the plateau figure starts, past the host's and the device's caches), a size
+within 10 % of the size before it ends that direction; its last record says so
+(``extra.stopped``).
 """
 
 import time
@@ -19,14 +20,14 @@ import time
 import loopy as lp
 import numpy as np
 
+from gencl.characterize.runtime import PLATEAU_BYTES
 from gencl.spec import BenchmarkSpec
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 SIZES = tuple(4 * KIB * 4 ** k for k in range(10))  # 4 KiB … 1 GiB
 DIRECTIONS = ("h2d", "d2h", "map_h2d", "map_d2h", "d2d", "kernel_d2d")
-#: the plateau starts here (``characterize.runtime.PLATEAU_BYTES``); flat = within this of the
-#: size before
-FLAT_FROM, FLAT_WITHIN = 16 * MIB, 0.10
+#: the plateau starts here; flat = within this of the size before
+FLAT_FROM, FLAT_WITHIN = PLATEAU_BYTES, 0.10
 
 
 def program(point):
