@@ -4,6 +4,10 @@ Kernel Tuner calls this simulation mode. The engine reads a results file (``genc
 ``gencl space``: header + "results"), and ``evaluate(point)`` returns the recorded Measurement, with
 its status (failures replay as failures). A point the file does not hold is an ``error`` status
 saying so, never a guess.
+
+Given the spec, a record measured before an axis joined the space (a cache older than the
+axis) stands at that axis's first value: the value that keeps the program as it was (a new knob's
+first value is the untransformed program — ``temporal`` "none", one sweep).
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from gencl.model import load_results, point_key
 class ReplayEngine:
     """Recorded measurements of one spec's space, keyed by point."""
 
-    def __init__(self, path: str | os.PathLike, *, delay_s: float = 0.0) -> None:
+    def __init__(self, path: str | os.PathLike, *, delay_s: float = 0.0,
+                 spec: Any = None) -> None:
         self.path = str(path)
         self.delay_s = delay_s  # wall time per evaluation, to exercise workers like a device
         data = load_results(path)
@@ -30,6 +35,9 @@ class ReplayEngine:
         self.sampled = bool(data.get("sampled", False))
         self._records: dict[str, dict[str, Any]] = {}
         for record in data["results"]:
+            if spec is not None and set(spec.axes) - set(record["point"]):
+                record = {**record, "point": {**spec.complete(record["point"]),
+                                              **record["point"]}}
             self._records[point_key(record["point"])] = record
         self.evaluations = 0
 

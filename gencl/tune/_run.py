@@ -93,7 +93,8 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
         from gencl.model import point_key
         from gencl.tune._simulate import fixed_from_records
 
-        evaluator = ReplayEngine(replay, delay_s=float(os.environ.get("GENCL_REPLAY_DELAY_S", 0)))
+        evaluator = ReplayEngine(replay, delay_s=float(os.environ.get("GENCL_REPLAY_DELAY_S", 0)),
+                                 spec=spec)
         fixed = {**fixed_from_records(spec, evaluator.records), **fixed}
         device_json = evaluator.device
         table = {point_key(r["point"]): r.get("sizes", {}) for r in evaluator.records}
@@ -177,7 +178,7 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
     from gencl.tune._replay import ReplayEngine
     from gencl.tune._simulate import goal_check, plot_convergence, simulate
 
-    replay = ReplayEngine(cache)
+    replay = ReplayEngine(cache, spec=spec)
     params = load_params(replay.device, profile=profile)
     folder = Path(out or f"bench_results/{replay.device.get('slug', 'unknown')}/{spec.name}"
                   "/tuning")

@@ -20,3 +20,24 @@ def test_replay_unknown_point_is_an_error_not_a_guess(cache):
     point = spec.complete({"dtype": "int8", "reads": 1})
     m = ReplayEngine(cache).evaluate(spec, point)
     assert m.status == "error" and "not in the replay cache" in m.reason
+
+
+def test_a_cache_older_than_an_axis_replays_at_its_first_value(cache, tmp_path):
+    """Records measured before an axis joined the space (no key for it) stand at the axis's first
+    value, the untransformed program; without the spec they would not match any point."""
+    from gencl.tune._simulate import fixed_from_records
+
+    spec = load_spec("copy")
+    axis = list(spec.knobs)[-1]
+    first = spec.axes[axis][0]
+    data = json.loads(cache.read_text())
+    data["results"] = [r for r in data["results"] if r["point"][axis] == first]
+    for record in data["results"]:
+        del record["point"][axis]
+    old = tmp_path / "space.json"
+    old.write_text(json.dumps(data))
+    point = {**data["results"][0]["point"], axis: first}
+    assert ReplayEngine(old).evaluate(spec, point).status == "error"
+    replay = ReplayEngine(old, spec=spec)
+    assert replay.evaluate(spec, point).ok
+    assert fixed_from_records(spec, replay.records)[axis] == first
