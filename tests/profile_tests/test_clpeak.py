@@ -86,6 +86,29 @@ def test_parse_local_memory_and_transfer_sections_of_2x():
     assert math.isclose(figs["d2h_bw_Bps"]["value"], 13.43e9)
 
 
+def test_parse_image_memory_section_of_2x():
+    """clpeak 2.x's "Image memory bandwidth" test (--image-memory-bandwidth). The fixture is
+    constructed, not captured: it is the text clpeak 2.1.2's LoggerText prints (platform line at
+    indent 1, device at 2, properties padded to 17 at 3, the test header ``Title (UNIT)`` at 3,
+    each metric at 4 padded to 8, ``%.2f``) for its one ``float4`` row, with a made-up value."""
+    out = parse_output((DATA / "clpeak-2.x-image-constructed.txt").read_text())
+    assert (out["platform"], out["device"]) == ("NVIDIA CUDA", "NVIDIA H200")
+    fig = out["figures"]["image_read_bw_Bps"]
+    assert fig["best"] == "float4" and fig["unit"] == "B/s"
+    assert math.isclose(fig["value"], 1234.56e9)
+    # a device without images: clpeak skips the row with its reason; nothing to compare
+    skipped = """Platform 0: Some CPU
+  Device 0: cpu
+    Image memory bandwidth (GBPS)
+      float4   : [unsupported] Device has no image support
+"""
+    parsed = parse_output(skipped)
+    assert "image_read_bw_Bps" not in parsed["figures"]
+    assert parsed["sections"]["Image memory bandwidth"]["values"] == {}
+    assert clpeak_tests(["image_memory"], "2.1.2") == ["--image-memory-bandwidth"]
+    assert clpeak_tests(["image_memory"], "1.1.2") == []  # clpeak 1.x has no image test
+
+
 def test_comparison_direction_per_figure():
     peer = {"figures": {"sp_madd_peak_flops": {"value": 100.0, "unit": "FLOP/s"},
                         "global_read_bw_Bps": {"value": 10.0, "unit": "B/s"},
@@ -124,6 +147,15 @@ def test_live_clpeak_on_the_profiled_device(engine):
     assert 0 < latency["value"] < 0.1 and latency["unit"] == "s"
     # the stored output parses to the same figures
     assert parse_output(record["output"])["figures"] == record["figures"]
+
+
+@pytest.mark.skipif(not HAVE_CLPEAK, reason="clpeak is not installed")
+def test_clpeak_without_the_test_says_which_version_has_it(engine):
+    record = run_clpeak(engine.cl_device, ["image_memory"])
+    if record.get("version", "").startswith("1."):  # Debian's clpeak 1.1.2 here
+        assert record["status"] == "error" and record["untested"] is True
+        assert "has no test of the figures of image_memory" in record["reason"]
+        assert "--image-memory-bandwidth" in record["reason"]  # where 2.x has it
 
 
 @pytest.mark.skipif(not HAVE_CLPEAK, reason="clpeak is not installed")
@@ -168,3 +200,8 @@ def test_runs_beside_each_benchmark_merge_into_one_record():
     assert merged["command"] == ["clpeak", "--global-bandwidth", "·", "clpeak",
                                  "--kernel-latency"]
     assert merge_runs([read]) == read
+    # clpeak 1.x beside image_memory ran nothing: left out of the merge, not an error of it
+    untested = {**latency, "status": "error", "untested": True, "command": None,
+                "reason": "clpeak 1.1.2 has no test of the figures of image_memory"}
+    assert merge_runs([read, untested]) == read
+    assert merge_runs([untested])["reason"].startswith("clpeak 1.1.2 has no test")
