@@ -393,6 +393,10 @@ SPEC = BenchmarkSpec(
     analysis="image_memory",
     group="memory",
     tolerance={"float32": 1e-5, "int32": 0.0},
+    # not on purpose: oclgrind 21.10's uninitialized-value plugin does not follow image memory
+    # (every value read from an image filled from the host, numpy-checked, is reported
+    # uninitialized; float4 image reads crash it), so oclgrind runs these without it
+    exempt=frozenset({"uninitialized"}),
 )
 
 # }}}
