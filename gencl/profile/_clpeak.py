@@ -392,6 +392,10 @@ def shared(benchmark: str) -> bool:
     return any(benchmark in tests for tests in TESTS.values())
 
 
+#: what a merged record keeps of each run
+RUN_KEYS = ("date", "command", "elapsed_s", "status", "reason", "output")
+
+
 def merge_runs(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """One peer record of several clpeak runs (each run's tests right after the gencl benchmark
     they compare with): the figures and sections of every run, status ok when every run is,
@@ -415,8 +419,44 @@ def merge_runs(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     out["command"] = [arg for run in runs for arg in (["·"] if run is not first else [])
                       + list(run.get("command") or [])]
     out["elapsed_s"] = round(sum(float(run.get("elapsed_s") or 0.0) for run in runs), 1)
-    out["runs"] = [{key: run.get(key) for key in ("date", "command", "elapsed_s", "status",
-                                                  "reason", "output")} for run in runs]
+    out["runs"] = [{key: run.get(key) for key in RUN_KEYS} for run in runs]
+    return out
+
+
+def _runs_of(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    runs = record.get("runs")
+    return [dict(r) for r in runs] if runs else [{key: record.get(key) for key in RUN_KEYS}]
+
+
+def update_record(stored: Mapping[str, Any] | None, new: Mapping[str, Any]) -> dict[str, Any]:
+    """A profile's stored clpeak record with this run's (*new*, ``merge_runs``) laid over it:
+    ``--only NAME --clpeak`` into a profile folder adds or replaces the figures of NAME's tests
+    and keeps the others'. Stored runs whose figures were all measured again are dropped. *new*
+    alone when nothing usable is stored (none, a run that ran nothing, another clpeak version or
+    device); the stored record when *new* ran nothing (``untested``)."""
+    if not stored or stored.get("untested") or stored.get("version") != new.get("version") \
+            or stored.get("device") != new.get("device"):
+        return dict(new)
+    if new.get("untested"):
+        return dict(stored)
+    figures = {**(stored.get("figures") or {}), **(new.get("figures") or {})}
+    again = set(new.get("figures") or {})
+    kept = [run for run in _runs_of(stored)
+            if not set(parse_output(run.get("output") or "")["figures"]) <= again]
+    runs = kept + _runs_of(new)
+    if not kept:
+        return dict(new)
+    out = {**stored, **{k: v for k, v in new.items() if k in (
+        "binary", "icd_library", "driver", "platform_index", "device_index") and v is not None}}
+    out["figures"] = figures
+    out["sections"] = {**(stored.get("sections") or {}), **(new.get("sections") or {})}
+    bad = [run for run in runs if run.get("status") != "ok"]
+    out["status"] = "error" if bad else "ok"
+    out["reason"] = bad[0].get("reason", "") if bad else ""
+    out["command"] = [arg for k, run in enumerate(runs)
+                      for arg in (["·"] if k else []) + list(run.get("command") or [])]
+    out["elapsed_s"] = round(sum(float(run.get("elapsed_s") or 0.0) for run in runs), 1)
+    out["runs"] = runs
     return out
 
 

@@ -109,6 +109,40 @@ def test_parse_image_memory_section_of_2x():
     assert clpeak_tests(["image_memory"], "1.1.2") == []  # clpeak 1.x has no image test
 
 
+def test_a_run_of_some_tests_is_laid_over_the_stored_record():
+    """``gencl profile --only image_memory --clpeak`` into a folder whose profile holds clpeak's
+    other figures keeps them; a figure measured again replaces the old one and its run."""
+    from gencl.profile._clpeak import merge_runs, update_record
+
+    def run(date, text, command):
+        parsed = parse_output(text)
+        return {"tool": "clpeak", "version": "2.1.2", "device": parsed["device"],
+                "status": "ok", "reason": "", "date": date, "command": command,
+                "elapsed_s": 2.0, "output": text, "figures": parsed["figures"],
+                "sections": parsed["sections"]}
+
+    head = "Platform 0: NVIDIA CUDA\n  Device 0: NVIDIA H200\n"
+    read = run("d1", head + "    Global memory bandwidth (GBPS)\n      float4   : 4000.00\n",
+               ["clpeak", "--global-memory-bandwidth"])
+    local = run("d2", head + "    Local memory bandwidth (GBPS)\n      float4   : 28000.00\n",
+                ["clpeak", "--local-memory-bandwidth"])
+    stored = merge_runs([read, local])
+    image = run("d3", (DATA / "clpeak-2.x-image-constructed.txt").read_text(),
+                ["clpeak", "--image-memory-bandwidth"])
+    both = update_record(stored, image)
+    assert set(both["figures"]) == {"global_read_bw_Bps", "local_bw_Bps", "image_read_bw_Bps"}
+    assert [r["date"] for r in both["runs"]] == ["d1", "d2", "d3"] and both["status"] == "ok"
+    again = run("d4", head + "    Global memory bandwidth (GBPS)\n      float4   : 4100.00\n",
+                ["clpeak", "--global-memory-bandwidth"])
+    later = update_record(both, again)
+    assert [r["date"] for r in later["runs"]] == ["d2", "d3", "d4"]  # d1 measured again
+    assert math.isclose(later["figures"]["global_read_bw_Bps"]["value"], 4100e9)
+    assert update_record(None, image) == image
+    assert update_record(stored, {**image, "untested": True, "status": "error"}) == stored
+    other = {**image, "version": "1.1.2"}  # another clpeak: its record alone
+    assert update_record(stored, other) == other
+
+
 def test_comparison_direction_per_figure():
     peer = {"figures": {"sp_madd_peak_flops": {"value": 100.0, "unit": "FLOP/s"},
                         "global_read_bw_Bps": {"value": 10.0, "unit": "B/s"},
