@@ -434,11 +434,11 @@ def update_record(stored: Mapping[str, Any] | None, new: Mapping[str, Any]) -> d
     and keeps the others'. Stored runs whose figures were all measured again are dropped. *new*
     alone when nothing usable is stored (none, a run that ran nothing, another clpeak version or
     device); the stored record when *new* ran nothing (``untested``)."""
+    if stored and new.get("untested"):
+        return dict(stored)
     if not stored or stored.get("untested") or stored.get("version") != new.get("version") \
             or stored.get("device") != new.get("device"):
         return dict(new)
-    if new.get("untested"):
-        return dict(stored)
     figures = {**(stored.get("figures") or {}), **(new.get("figures") or {})}
     again = set(new.get("figures") or {})
     kept = [run for run in _runs_of(stored)
