@@ -99,7 +99,8 @@ def _walk_part(walk: Sequence[Mapping[str, Any]], hz: float, clock_method: str
     notes: list[str] = []
     stair_chars, series, stair = staircase_result(walk, hz, clock_method, "image",
                                                   what="; texture path")
-    levels = next((c.value for c in stair_chars if c.name == "image_cache_levels"), [])
+    levels: list[dict[str, float]] = next(
+        (c.value for c in stair_chars if c.name == "image_cache_levels"), [])
     if levels:  # the first level's plateau: the median of the walks near it, not one walk
         first = levels[0]
         inside = [r for r in walk if r["point"]["footprint"] <= first["size_bytes"]]
