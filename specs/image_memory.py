@@ -63,7 +63,7 @@ TEXEL_BYTES = {"rgba": 16, "r": 4}
 WALK_TEXEL, SPACING = 16, 64
 #: OpenCL 1.2's least 2-D image limit for a device with images (where the device did not say)
 MIN_IMAGE2D = 8192
-GPU_MAX, CPU_MAX, QUICK_MAX = 256 * MIB, 64 * MIB, 4 * MIB
+GPU_MAX, CPU_MAX = 256 * MIB, 64 * MIB
 WORKGROUPS = (1024, 256, 4096, 8192, 32, 16, 64, 8)
 WORKGROUPS_Y = (1, 8, 16, 4, 32)
 
