@@ -45,6 +45,10 @@ class DeviceInfo:
     #: the runtime library the ICD loader opened for this platform ("" where unknown: older
     #: records)
     library: str = ""
+    #: CL_DEVICE_IMAGE_SUPPORT (None where unknown: older records) and the largest 2-D image
+    image_support: bool | None = None
+    image2d_max_width: int = 0
+    image2d_max_height: int = 0
 
     @property
     def slug(self) -> str:
@@ -203,6 +207,9 @@ def _describe(index: int, platform: Any, dev: Any) -> DeviceInfo:
         extensions=exts,
         platform_version=platform.version.strip(),
         library=platform_library(platform),
+        image_support=bool(dev.image_support),
+        image2d_max_width=int(dev.image2d_max_width) if dev.image_support else 0,
+        image2d_max_height=int(dev.image2d_max_height) if dev.image_support else 0,
     )
 
 

@@ -44,6 +44,14 @@ def _transform(name: str):
 def _arg_info(arg: Any) -> ArgInfo:
     import loopy as lp
 
+    if isinstance(arg, lp.ImageArg):
+        # an image of vector texels (pyopencl.cltypes.float4, int2, …): its channels are the
+        # last axis, the texel's element type the dtype (what the engine needs for the format)
+        texel = np.dtype(arg.dtype.numpy_dtype)
+        channels = len(texel.names) if texel.names else 1
+        element = texel[0] if texel.names else texel
+        return ArgInfo(arg.name, "image", element.name,
+                       (*(str(s) for s in arg.shape), str(channels)))
     dtype = np.dtype(arg.dtype.numpy_dtype).name
     if isinstance(arg, lp.ValueArg):
         return ArgInfo(arg.name, "scalar", dtype)

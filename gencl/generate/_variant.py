@@ -13,10 +13,14 @@ from gencl._version import __version__
 
 @dataclass(frozen=True)
 class ArgInfo:
-    """A kernel argument in order. ``shape`` entries are expressions over the sizes."""
+    """A kernel argument in order. ``shape`` entries are expressions over the sizes.
+
+    An ``image`` (a loopy ``ImageArg``, read through the texture path) has the image's axes
+    (height, width) then its channels (1, 2 or 4) as its shape, the channel's type as dtype.
+    """
 
     name: str
-    kind: str  # "global" | "scalar" | "local"
+    kind: str  # "global" | "scalar" | "local" | "image"
     dtype: str
     shape: tuple[str, ...] = ()
     is_input: bool = True

@@ -52,6 +52,32 @@ def evaluate(expr: str, env: Mapping[str, Any]) -> int:
     return int(value)
 
 
+#: OpenCL image channel order by channel count, channel type by the channel's numpy type
+IMAGE_ORDERS = {1: "R", 2: "RG", 4: "RGBA"}
+IMAGE_TYPES = {"float32": "FLOAT", "float16": "HALF_FLOAT", "int32": "SIGNED_INT32",
+               "uint32": "UNSIGNED_INT32", "int16": "SIGNED_INT16", "uint16": "UNSIGNED_INT16",
+               "int8": "SIGNED_INT8", "uint8": "UNSIGNED_INT8"}
+
+
+def device_array(ctx: Any, arg: Any, host: np.ndarray, env: Mapping[str, Any]) -> Any:
+    """The device memory of a global or image argument (``ArgInfo``), filled with *host*.
+
+    A buffer for ``global``; for ``image`` a read-only image of the argument's axes (height,
+    width as loopy orders them; OpenCL's shape is width first) whose format follows its channel
+    count and type (a device that lacks the format refuses it here: the variant's failure).
+    """
+    import pyopencl as cl
+
+    mf = cl.mem_flags
+    if arg.kind != "image":
+        return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=host)
+    dims = [evaluate(e, env) for e in arg.shape[:-1]]
+    fmt = cl.ImageFormat(getattr(cl.channel_order, IMAGE_ORDERS[int(arg.shape[-1])]),
+                         getattr(cl.channel_type, IMAGE_TYPES[arg.dtype]))
+    return cl.create_image(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, fmt,
+                           shape=tuple(reversed(dims)), hostbuf=host)
+
+
 def check_assumptions(variant: Variant, sizes: Mapping[str, int]) -> str | None:
     """Why *sizes* are outside the sizes the code was generated for, or None."""
     if not variant.assumptions:
@@ -192,7 +218,8 @@ class OpenCLEngine(Engine):
 
     def bind(self, built: Built, sizes: Mapping[str, int], values: Mapping[str, Any], *,
              copies: int = 1, kept: dict[tuple, Any] | None = None) -> Bound:
-        """Create device buffers: inputs copied, outputs poisoned, scalars and local sizes set.
+        """Create device buffers: inputs copied, outputs poisoned, scalars and local sizes set;
+        image arguments become read-only images of their input.
 
         *kept* (timing only): buffers of earlier binds of the same *values*, by (argument, bytes,
         copy, role); read-only inputs and write-only outputs found there are bound again instead
@@ -205,7 +232,6 @@ class OpenCLEngine(Engine):
         env = {**{k: v for k, v in values.items() if np.isscalar(v)}, **sizes}
         arg_sets: list[list[Any]] = [[] for _ in range(copies)]
         outputs, output_info, buffers, local_bytes = {}, {}, [], 0
-        mf = cl.mem_flags
         for arg in variant.args:
             dtype = np.dtype(arg.dtype)
             if arg.kind == "scalar":
@@ -245,7 +271,7 @@ class OpenCLEngine(Engine):
                     continue
                 if host is None:  # made only when a buffer is: 1 GiB of poison costs 0.3 s
                     host = poison(dtype, count)
-                buf = cl.Buffer(self.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=host)
+                buf = device_array(self.ctx, arg, host, env)
                 if shared is not None:
                     shared[key] = buf
                 else:

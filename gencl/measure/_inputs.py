@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from gencl.measure._build import Built
-from gencl.measure._engine import Bound, OpenCLEngine, evaluate
+from gencl.measure._engine import Bound, OpenCLEngine, device_array, evaluate
 
 
 class TimingInputs(Protocol):
@@ -162,28 +162,28 @@ class SharedInputs:
         import pyopencl as cl
 
         variant = built.variant
-        key = (tuple((a.name, a.dtype, a.shape) for a in variant.args if a.kind == "global"),
+        arrays = ("global", "image")
+        key = (tuple((a.name, a.dtype, a.shape) for a in variant.args if a.kind in arrays),
                tuple(sorted(sizes.items())))
         if key != self._key:
             self.release()  # one layout at a time: the grids are large
             self._values = dict(self.spec.inputs(variant.point, sizes,
                                                  np.random.default_rng(self.seed)))
-            mf = cl.mem_flags
             for arg in variant.args:
-                if arg.kind != "global":
+                if arg.kind not in arrays:
                     continue
                 host = self._values.get(arg.name)
                 if host is None:
                     count = int(np.prod([evaluate(e, sizes) for e in arg.shape]))
                     host = np.full(count, np.nan, dtype=arg.dtype)
-                self._buffers[arg.name] = cl.Buffer(engine.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR,
-                                                    hostbuf=np.ascontiguousarray(host))
+                self._buffers[arg.name] = device_array(engine.ctx, arg,
+                                                       np.ascontiguousarray(host), sizes)
             self._key = key
         env = {**{k: v for k, v in self._values.items() if np.isscalar(v)}, **sizes}
         args: list[Any] = []
         local_bytes = 0
         for arg in variant.args:
-            if arg.kind == "global":
+            if arg.kind in arrays:
                 args.append(self._buffers[arg.name])
             elif arg.kind == "local":
                 nbytes = int(np.prod([evaluate(e, env) for e in arg.shape])) * \

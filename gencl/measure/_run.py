@@ -18,7 +18,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 from gencl._version import __version__
-from gencl.generate import GenerationFailure, Variant, generate_many
+from gencl.generate import GenerationFailure, Variant, generate_many, variant_id
 from gencl.measure._build import Built, BuildFailure
 from gencl.measure._engine import OpenCLEngine, Timeout, check_assumptions, compare
 from gencl.measure._inputs import FreshInputs, ReusedInputs, TimingInputs
@@ -337,7 +337,12 @@ def run_points(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], engine: Op
             if on_result:
                 on_result(m)
         return mine
-    variants = generate_many(spec, points)
+    # points this device excludes (a device without images, a work-group above its limit) are
+    # recorded as excluded with the reason, not generated or run
+    excluded = [spec.excluded(p, engine.info) for p in points]
+    runnable = iter(generate_many(spec, [p for p, why in zip(points, excluded) if not why]))
+    variants: list[Variant | GenerationFailure | str] = [
+        why if why else next(runnable) for why in excluded]
     done = sink.done_ids if sink else set()
     # compiles in threads first (the OpenCL compiler runs without the GIL): a sweep's builds
     # were its largest host cost after the inputs (chain: 138 builds, 24 s one after another)
@@ -346,13 +351,19 @@ def run_points(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], engine: Op
     out: list[Measurement] = []
     try:
         for point, variant in zip(points, variants):
-            sizes = {**spec.sizes(point, engine.info, quick), **(size_overrides or {})}
-            if isinstance(variant, GenerationFailure):
-                m = _failed(variant.id, spec, point, sizes, "excluded", variant.reason)
-            elif variant.id in done:
-                continue
+            if isinstance(variant, str):  # the reason this device excludes the point
+                m = _failed(variant_id(spec, point), spec, point, {}, "excluded", variant)
+                if m.variant_id in done:
+                    continue
             else:
-                m = measure_variant(engine, spec, variant, sizes, verify=verify, timing=timing)
+                sizes = {**spec.sizes(point, engine.info, quick), **(size_overrides or {})}
+                if isinstance(variant, GenerationFailure):
+                    m = _failed(variant.id, spec, point, sizes, "excluded", variant.reason)
+                elif variant.id in done:
+                    continue
+                else:
+                    m = measure_variant(engine, spec, variant, sizes, verify=verify,
+                                        timing=timing)
             out.append(m)
             if sink:
                 sink.add(m)

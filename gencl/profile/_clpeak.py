@@ -2,8 +2,9 @@
 
 clpeak (https://github.com/krrishnarraj/clpeak; Debian's ``clpeak`` package is 1.1.2, or the
 binary ``$CLPEAK`` names; 2.x is driven with its own flags) measures figures gencl's suite also
-measures: SP, DP and INT multiply-add peaks (best over float..float16), global read bandwidth
-and kernel launch latency. gencl profiles one device; clpeak is pointed at the same one.
+measures: SP, DP and INT multiply-add peaks (best over float..float16), global read bandwidth,
+local-memory and image bandwidth (2.x only), transfers and kernel launch latency. gencl profiles
+one device; clpeak is pointed at the same one.
 
 The device. pyopencl and clpeak each list platforms through their own ICD loader (pyopencl's
 wheel bundles one that also reads its own ``.libs``), so their platform indexes differ. gencl
@@ -39,7 +40,8 @@ SECTIONS = {"single-precision compute": "sp_madd_peak_flops",
             "double-precision compute": "dp_peak_flops",
             "integer compute": "int_peak_ops",
             "global memory bandwidth": "global_read_bw_Bps",
-            "local memory bandwidth": "local_bw_Bps"}
+            "local memory bandwidth": "local_bw_Bps",
+            "image memory bandwidth": "image_read_bw_Bps"}
 #: clpeak's transfer rows → the gencl characteristic (blocking enqueueWrite/ReadBuffer from
 #: pageable host memory, as gencl's ``transfers``); 1.x spells them in camel case
 TRANSFERS = {"enqueuewritebuffer": "h2d_bw_Bps", "enqueuereadbuffer": "d2h_bw_Bps"}
@@ -48,12 +50,13 @@ _PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 #: clpeak launch-latency metric → gencl characteristic (runtime_overhead; same definitions)
 LATENCY = {"dispatch": "launch_queued_to_start_s", "roundtrip": "launch_roundtrip_s"}
 UNITS = {"sp_madd_peak_flops": "FLOP/s", "dp_peak_flops": "FLOP/s", "int_peak_ops": "op/s",
-         "global_read_bw_Bps": "B/s", "local_bw_Bps": "B/s", "h2d_bw_Bps": "B/s",
-         "d2h_bw_Bps": "B/s", "launch_queued_to_start_s": "s", "launch_roundtrip_s": "s"}
+         "global_read_bw_Bps": "B/s", "local_bw_Bps": "B/s", "image_read_bw_Bps": "B/s",
+         "h2d_bw_Bps": "B/s", "d2h_bw_Bps": "B/s", "launch_queued_to_start_s": "s",
+         "launch_roundtrip_s": "s"}
 
 #: gencl suite benchmark → the clpeak tests that measure the same figures, by clpeak major
 #: version (1.x: ``--compute-sp``…; 2.x renamed them and selects OpenCL devices with
-#: ``--cl-platform``/``--cl-device``)
+#: ``--cl-platform``/``--cl-device``; local-memory and image bandwidth are 2.x tests only)
 TESTS = {1: {"chain": ("--compute-sp", "--compute-dp", "--compute-integer"),
              "read_bandwidth": ("--global-bandwidth",),
              "transfers": ("--transfer-bandwidth",),
@@ -62,6 +65,7 @@ TESTS = {1: {"chain": ("--compute-sp", "--compute-dp", "--compute-integer"),
                        "--integer-compute"),
              "read_bandwidth": ("--global-memory-bandwidth",),
              "local_memory": ("--local-memory-bandwidth",),
+             "image_memory": ("--image-memory-bandwidth",),
              "transfers": ("--transfer-bandwidth",),
              "runtime_overhead": ("--kernel-launch-latency",)}}
 
@@ -328,9 +332,14 @@ def run_clpeak(cl_device: Any, benchmarks: Iterable[str], *, binary: str | None 
     except (OSError, subprocess.TimeoutExpired) as exc:
         record["reason"] = f"{binary} --version: {exc}"
         return record
+    benchmarks = list(benchmarks)
     tests = clpeak_tests(benchmarks, record["version"])
     if not tests:
-        record["reason"] = "no benchmark of this run measures a figure clpeak measures"
+        other = "; ".join(f"clpeak {v}.x: {' '.join(t)}" for v in TESTS
+                          if (t := clpeak_tests(benchmarks, str(v))))
+        record["reason"] = (f"clpeak {record['version']} has no test of the figures of "
+                            f"{', '.join(benchmarks)}" + (f" ({other})" if other else ""))
+        record["untested"] = True  # nothing ran: a merge of several runs leaves it out
         return record
     platform = cl_device.platform
     devices = platform.get_devices()
@@ -383,10 +392,17 @@ def shared(benchmark: str) -> bool:
     return any(benchmark in tests for tests in TESTS.values())
 
 
+#: what a merged record keeps of each run
+RUN_KEYS = ("date", "command", "elapsed_s", "status", "reason", "output")
+
+
 def merge_runs(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """One peer record of several clpeak runs (each run's tests right after the gencl benchmark
     they compare with): the figures and sections of every run, status ok when every run is,
-    the first reason otherwise, and each run's command, time and output under ``runs``."""
+    the first reason otherwise, and each run's command, time and output under ``runs``. A run
+    that ran nothing because this clpeak has no test of its benchmark (``untested``: clpeak 1.x
+    beside local or image memory) is left out, unless no run ran anything."""
+    runs = [run for run in runs if not run.get("untested")] or list(runs)
     if len(runs) == 1:
         return dict(runs[0])
     first = runs[0]
@@ -403,8 +419,44 @@ def merge_runs(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     out["command"] = [arg for run in runs for arg in (["·"] if run is not first else [])
                       + list(run.get("command") or [])]
     out["elapsed_s"] = round(sum(float(run.get("elapsed_s") or 0.0) for run in runs), 1)
-    out["runs"] = [{key: run.get(key) for key in ("date", "command", "elapsed_s", "status",
-                                                  "reason", "output")} for run in runs]
+    out["runs"] = [{key: run.get(key) for key in RUN_KEYS} for run in runs]
+    return out
+
+
+def _runs_of(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    runs = record.get("runs")
+    return [dict(r) for r in runs] if runs else [{key: record.get(key) for key in RUN_KEYS}]
+
+
+def update_record(stored: Mapping[str, Any] | None, new: Mapping[str, Any]) -> dict[str, Any]:
+    """A profile's stored clpeak record with this run's (*new*, ``merge_runs``) laid over it:
+    ``--only NAME --clpeak`` into a profile folder adds or replaces the figures of NAME's tests
+    and keeps the others'. Stored runs whose figures were all measured again are dropped. *new*
+    alone when nothing usable is stored (none, a run that ran nothing, another clpeak version or
+    device); the stored record when *new* ran nothing (``untested``)."""
+    if stored and new.get("untested"):
+        return dict(stored)
+    if not stored or stored.get("untested") or stored.get("version") != new.get("version") \
+            or stored.get("device") != new.get("device"):
+        return dict(new)
+    figures = {**(stored.get("figures") or {}), **(new.get("figures") or {})}
+    again = set(new.get("figures") or {})
+    kept = [run for run in _runs_of(stored)
+            if not set(parse_output(run.get("output") or "")["figures"]) <= again]
+    runs = kept + _runs_of(new)
+    if not kept:
+        return dict(new)
+    out = {**stored, **{k: v for k, v in new.items() if k in (
+        "binary", "icd_library", "driver", "platform_index", "device_index") and v is not None}}
+    out["figures"] = figures
+    out["sections"] = {**(stored.get("sections") or {}), **(new.get("sections") or {})}
+    bad = [run for run in runs if run.get("status") != "ok"]
+    out["status"] = "error" if bad else "ok"
+    out["reason"] = bad[0].get("reason", "") if bad else ""
+    out["command"] = [arg for k, run in enumerate(runs)
+                      for arg in (["·"] if k else []) + list(run.get("command") or [])]
+    out["elapsed_s"] = round(sum(float(run.get("elapsed_s") or 0.0) for run in runs), 1)
+    out["runs"] = runs
     return out
 
 
@@ -467,6 +519,7 @@ def wanted(enabled: bool | None, quick: bool) -> bool:
 LABELS = {"sp_madd_peak_flops": "SP multiply-add", "dp_peak_flops": "DP multiply-add",
           "int_peak_ops": "INT multiply-add", "global_read_bw_Bps": "global read bandwidth",
           "local_bw_Bps": "local memory bandwidth",
+          "image_read_bw_Bps": "image (texture path) read bandwidth",
           "h2d_bw_Bps": "host → device (enqueueWriteBuffer, pageable)",
           "d2h_bw_Bps": "device → host (enqueueReadBuffer, pageable)",
           "launch_queued_to_start_s": "kernel launch: dispatch (queued → start)",

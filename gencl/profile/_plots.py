@@ -24,6 +24,7 @@ SECTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
                                                      "cache", "tlb", "fine_chase")),
     "bank_conflicts": ("Local memory bank conflicts", ("bank", "local")),
     "constant": ("Constant memory", ("constant",)),
+    "image": ("Image memory (texture path)", ("image", "texture")),
     "transfers": ("Host-device transfers vs size", ("transfer", "h2d", "d2h")),
     "overheads": ("Launch and compile overheads", ("launch", "compile", "overhead")),
     "alu_fetch": ("ALU:fetch ratio", ("alu_fetch", "alu", "fetch")),

@@ -207,7 +207,11 @@ def table_iii(profile: DeviceProfile) -> list[str]:
                      _multi(chars, f"{mem}_issue_latency_cycles"),
                      _first(chars, f"{mem}_completion_latency_cycles", f"{mem}_latency_cycles"),
                      _with_unit(chars, f"{mem}_cache_bytes")])
-    lines += ["**Local, constant and private memory** (4-byte elements)", ""]
+    rows.append(["Image (texture path)", _multi(chars, "image_read_bw_Bps"), "–",
+                 _first(chars, "image_completion_latency_cycles", "image_latency_cycles"),
+                 _with_unit(chars, "image_cache_bytes")])
+    lines += ["**Local, constant and private memory** (4-byte elements), **image memory** "
+              "(bandwidth: the best texel format; Λ: the texture-path walk's levels)", ""]
     lines += _results_table(["memory", "bandwidth", "λ", "Λ", "cache size"], rows) + [""]
     return lines
 

@@ -240,10 +240,11 @@ def run_profile(out: str | os.PathLike | None = None, *, device: str | int | Non
     profile = _with_clock(profile, seen, suite_clock.median_hz, is_gpu)
     for entry in entries:  # benchmarks done earlier: their clpeak tests now
         _clpeak_beside(peer_runs, entry.name, engine, clpeak, quick, say)
-    if peer_runs:
+    if peer_runs:  # laid over the stored record: --only NAME keeps the other figures
         from gencl.profile import _clpeak
 
-        profile = profile.with_peer("clpeak", _clpeak.merge_runs(list(peer_runs.values())))
+        profile = profile.with_peer("clpeak", _clpeak.update_record(
+            profile.peers.get("clpeak"), _clpeak.merge_runs(list(peer_runs.values()))))
     save_profile(profile, folder)
     return profile, folder
 

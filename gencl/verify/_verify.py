@@ -80,7 +80,7 @@ def _check_spec(engine: OpenCLEngine, spec: BenchmarkSpec, points: list[dict[str
         from gencl.verify._oclgrind import judge, run_under_oclgrind
 
         results = run_under_oclgrind(spec.path or spec, [v for _, v in runnable],
-                                     timeout_s=oclgrind_timeout_s)
+                                     timeout_s=oclgrind_timeout_s, exempt=spec.exempt)
         for check, variant in runnable:
             r = results[variant.id]
             failures, exempted = judge(r["findings"], spec.exempt)

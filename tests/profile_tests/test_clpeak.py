@@ -86,6 +86,63 @@ def test_parse_local_memory_and_transfer_sections_of_2x():
     assert math.isclose(figs["d2h_bw_Bps"]["value"], 13.43e9)
 
 
+def test_parse_image_memory_section_of_2x():
+    """clpeak 2.x's "Image memory bandwidth" test (--image-memory-bandwidth). The fixture is
+    constructed, not captured: it is the text clpeak 2.1.2's LoggerText prints (platform line at
+    indent 1, device at 2, properties padded to 17 at 3, the test header ``Title (UNIT)`` at 3,
+    each metric at 4 padded to 8, ``%.2f``) for its one ``float4`` row, with a made-up value."""
+    out = parse_output((DATA / "clpeak-2.x-image-constructed.txt").read_text())
+    assert (out["platform"], out["device"]) == ("NVIDIA CUDA", "NVIDIA H200")
+    fig = out["figures"]["image_read_bw_Bps"]
+    assert fig["best"] == "float4" and fig["unit"] == "B/s"
+    assert math.isclose(fig["value"], 1234.56e9)
+    # a device without images: clpeak skips the row with its reason; nothing to compare
+    skipped = """Platform 0: Some CPU
+  Device 0: cpu
+    Image memory bandwidth (GBPS)
+      float4   : [unsupported] Device has no image support
+"""
+    parsed = parse_output(skipped)
+    assert "image_read_bw_Bps" not in parsed["figures"]
+    assert parsed["sections"]["Image memory bandwidth"]["values"] == {}
+    assert clpeak_tests(["image_memory"], "2.1.2") == ["--image-memory-bandwidth"]
+    assert clpeak_tests(["image_memory"], "1.1.2") == []  # clpeak 1.x has no image test
+
+
+def test_a_run_of_some_tests_is_laid_over_the_stored_record():
+    """``gencl profile --only image_memory --clpeak`` into a folder whose profile holds clpeak's
+    other figures keeps them; a figure measured again replaces the old one and its run."""
+    from gencl.profile._clpeak import merge_runs, update_record
+
+    def run(date, text, command):
+        parsed = parse_output(text)
+        return {"tool": "clpeak", "version": "2.1.2", "device": parsed["device"],
+                "status": "ok", "reason": "", "date": date, "command": command,
+                "elapsed_s": 2.0, "output": text, "figures": parsed["figures"],
+                "sections": parsed["sections"]}
+
+    head = "Platform 0: NVIDIA CUDA\n  Device 0: NVIDIA H200\n"
+    read = run("d1", head + "    Global memory bandwidth (GBPS)\n      float4   : 4000.00\n",
+               ["clpeak", "--global-memory-bandwidth"])
+    local = run("d2", head + "    Local memory bandwidth (GBPS)\n      float4   : 28000.00\n",
+                ["clpeak", "--local-memory-bandwidth"])
+    stored = merge_runs([read, local])
+    image = run("d3", (DATA / "clpeak-2.x-image-constructed.txt").read_text(),
+                ["clpeak", "--image-memory-bandwidth"])
+    both = update_record(stored, image)
+    assert set(both["figures"]) == {"global_read_bw_Bps", "local_bw_Bps", "image_read_bw_Bps"}
+    assert [r["date"] for r in both["runs"]] == ["d1", "d2", "d3"] and both["status"] == "ok"
+    again = run("d4", head + "    Global memory bandwidth (GBPS)\n      float4   : 4100.00\n",
+                ["clpeak", "--global-memory-bandwidth"])
+    later = update_record(both, again)
+    assert [r["date"] for r in later["runs"]] == ["d2", "d3", "d4"]  # d1 measured again
+    assert math.isclose(later["figures"]["global_read_bw_Bps"]["value"], 4100e9)
+    assert update_record(None, image) == image
+    assert update_record(stored, {**image, "untested": True, "status": "error"}) == stored
+    other = {**image, "version": "1.1.2"}  # another clpeak: its record alone
+    assert update_record(stored, other) == other
+
+
 def test_comparison_direction_per_figure():
     peer = {"figures": {"sp_madd_peak_flops": {"value": 100.0, "unit": "FLOP/s"},
                         "global_read_bw_Bps": {"value": 10.0, "unit": "B/s"},
@@ -124,6 +181,15 @@ def test_live_clpeak_on_the_profiled_device(engine):
     assert 0 < latency["value"] < 0.1 and latency["unit"] == "s"
     # the stored output parses to the same figures
     assert parse_output(record["output"])["figures"] == record["figures"]
+
+
+@pytest.mark.skipif(not HAVE_CLPEAK, reason="clpeak is not installed")
+def test_clpeak_without_the_test_says_which_version_has_it(engine):
+    record = run_clpeak(engine.cl_device, ["image_memory"])
+    if record.get("version", "").startswith("1."):  # Debian's clpeak 1.1.2 here
+        assert record["status"] == "error" and record["untested"] is True
+        assert "has no test of the figures of image_memory" in record["reason"]
+        assert "--image-memory-bandwidth" in record["reason"]  # where 2.x has it
 
 
 @pytest.mark.skipif(not HAVE_CLPEAK, reason="clpeak is not installed")
@@ -168,3 +234,8 @@ def test_runs_beside_each_benchmark_merge_into_one_record():
     assert merged["command"] == ["clpeak", "--global-bandwidth", "·", "clpeak",
                                  "--kernel-latency"]
     assert merge_runs([read]) == read
+    # clpeak 1.x beside image_memory ran nothing: left out of the merge, not an error of it
+    untested = {**latency, "status": "error", "untested": True, "command": None,
+                "reason": "clpeak 1.1.2 has no test of the figures of image_memory"}
+    assert merge_runs([read, untested]) == read
+    assert merge_runs([untested])["reason"].startswith("clpeak 1.1.2 has no test")
