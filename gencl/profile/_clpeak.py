@@ -413,14 +413,19 @@ def merge_runs(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for run in runs:
         out["figures"].update(run.get("figures") or {})
         out["sections"].update(run.get("sections") or {})
+    return {**out, **_over_runs([{key: run.get(key) for key in RUN_KEYS} for run in runs])}
+
+
+def _over_runs(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What a record of several runs says of them all: status ok when every run is, the first
+    reason otherwise, their commands joined by "·", their time, and the runs themselves."""
     bad = [run for run in runs if run.get("status") != "ok"]
-    out["status"] = "error" if bad else "ok"
-    out["reason"] = bad[0].get("reason", "") if bad else ""
-    out["command"] = [arg for run in runs for arg in (["·"] if run is not first else [])
-                      + list(run.get("command") or [])]
-    out["elapsed_s"] = round(sum(float(run.get("elapsed_s") or 0.0) for run in runs), 1)
-    out["runs"] = [{key: run.get(key) for key in RUN_KEYS} for run in runs]
-    return out
+    return {"status": "error" if bad else "ok",
+            "reason": bad[0].get("reason", "") if bad else "",
+            "command": [arg for k, run in enumerate(runs)
+                        for arg in (["·"] if k else []) + list(run.get("command") or [])],
+            "elapsed_s": round(sum(float(run.get("elapsed_s") or 0.0) for run in runs), 1),
+            "runs": list(runs)}
 
 
 def _runs_of(record: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -450,14 +455,7 @@ def update_record(stored: Mapping[str, Any] | None, new: Mapping[str, Any]) -> d
         "binary", "icd_library", "driver", "platform_index", "device_index") and v is not None}}
     out["figures"] = figures
     out["sections"] = {**(stored.get("sections") or {}), **(new.get("sections") or {})}
-    bad = [run for run in runs if run.get("status") != "ok"]
-    out["status"] = "error" if bad else "ok"
-    out["reason"] = bad[0].get("reason", "") if bad else ""
-    out["command"] = [arg for k, run in enumerate(runs)
-                      for arg in (["·"] if k else []) + list(run.get("command") or [])]
-    out["elapsed_s"] = round(sum(float(run.get("elapsed_s") or 0.0) for run in runs), 1)
-    out["runs"] = runs
-    return out
+    return {**out, **_over_runs(runs)}
 
 
 # {{{ comparison rows (report, summary)
