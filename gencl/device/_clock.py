@@ -6,6 +6,8 @@ import shutil
 import statistics
 import subprocess
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -28,43 +30,103 @@ def _cpu_clock_mhz() -> float | None:
     return statistics.fmean(mhz) if mhz else None
 
 
-class ClockMonitor:
-    """Sample the clock in a background thread while a block runs.
+class _Sampler:
+    """One background thread per probe that samples the clock every *interval_s*, with times.
 
-    ``nvidia-smi`` on NVIDIA GPUs, /proc/cpuinfo for a CPU device; ``median_hz`` is None where
-    neither applies (then figures in cycles use the device's reported maximum clock and say so).
+    Shared by every ``ClockMonitor`` of the process, so leaving a monitor never waits for a
+    probe in flight: a monitor per timed variant used to join its thread, and with it the
+    ``nvidia-smi`` call under way, on every variant (9 s of a full H200 profile). The thread
+    ends once no monitor has been open for ``IDLE_S``.
+    """
+
+    IDLE_S = 2.0
+
+    def __init__(self, probe: Callable[[], float | None], interval_s: float) -> None:
+        self._probe, self._interval = probe, interval_s
+        self._lock = threading.Lock()
+        self._samples: list[tuple[float, float]] = []  # (monotonic time, MHz)
+        self._open = 0
+        self._last_close = 0.0
+        self._thread: threading.Thread | None = None
+
+    def open(self) -> float:
+        with self._lock:
+            self._open += 1
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="gencl-clock")
+                self._thread.start()
+        return time.monotonic()
+
+    def close(self) -> float:
+        with self._lock:
+            self._open -= 1
+            self._last_close = time.monotonic()
+        return self._last_close
+
+    def _run(self) -> None:
+        while True:
+            value = self._probe()
+            with self._lock:
+                if value:
+                    self._samples.append((time.monotonic(), value))
+                    del self._samples[:-4096]  # a bounded history: hours of samples
+                if not self._open and time.monotonic() - self._last_close > self.IDLE_S:
+                    self._thread = None
+                    return
+            time.sleep(self._interval)
+
+    def between(self, start: float, end: float) -> list[float]:
+        """The samples taken from *start* to *end*, and the last one before *start* (the clock
+        when the block began: a block shorter than one probe still gets its clock)."""
+        with self._lock:
+            inside = [mhz for t, mhz in self._samples if start <= t <= end]
+            before = [mhz for t, mhz in self._samples if t < start][-1:]
+        return before + inside
+
+
+_SAMPLERS: dict[Callable[[], float | None], _Sampler] = {}
+
+
+class ClockMonitor:
+    """The clock while a block runs: ``nvidia-smi`` on NVIDIA GPUs, /proc/cpuinfo for a CPU
+    device, sampled in the background (every *interval_s*) by one thread shared by all monitors.
+
+    ``median_hz`` is None where neither applies (then figures in cycles use the device's
+    reported maximum clock and say so), or before the first sample of the process arrived.
     """
 
     def __init__(self, is_gpu: bool, interval_s: float = 0.25) -> None:
         self._probe = _nvidia_sm_clock_mhz if is_gpu and shutil.which("nvidia-smi") else (
             None if is_gpu else _cpu_clock_mhz)
         self._interval = interval_s
-        self._samples: list[float] = []
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._span: tuple[float, float | None] | None = None
+
+    def _sampler(self) -> _Sampler | None:
+        if self._probe is None:
+            return None
+        return _SAMPLERS.setdefault(self._probe, _Sampler(self._probe, self._interval))
 
     def __enter__(self) -> ClockMonitor:
-        if self._probe is not None:
-            self._thread = threading.Thread(target=self._run, daemon=True)
-            self._thread.start()
+        sampler = self._sampler()
+        if sampler is not None:
+            self._span = (sampler.open(), None)
         return self
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            value = self._probe() if self._probe else None
-            if value:
-                self._samples.append(value)
-            self._stop.wait(self._interval)
-
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread:
-            self._thread.join(timeout=6)
-
-    @property
-    def median_hz(self) -> float | None:
-        return statistics.median(self._samples) * 1e6 if self._samples else None
+        sampler = self._sampler()
+        if sampler is not None and self._span is not None:
+            self._span = (self._span[0], sampler.close())
 
     @property
     def samples_hz(self) -> list[float]:
-        return [s * 1e6 for s in self._samples]
+        sampler = self._sampler()
+        if sampler is None or self._span is None:
+            return []
+        start, end = self._span
+        return [mhz * 1e6 for mhz in sampler.between(start, end or time.monotonic())]
+
+    @property
+    def median_hz(self) -> float | None:
+        samples = self.samples_hz
+        return statistics.median(samples) if samples else None

@@ -12,6 +12,7 @@ millisecond, and an exhaustive space must fit minutes.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -24,7 +25,7 @@ class TimingInputs(Protocol):
     """Binds the data a variant is timed on, and lets it go afterwards."""
 
     def bind(self, engine: OpenCLEngine, built: Built, sizes: Mapping[str, int],
-             values: Mapping[str, Any] | None) -> Bound: ...
+             offered: Draw | None) -> Bound: ...
 
     def done(self, bound: Bound) -> None: ...
 
@@ -34,16 +35,17 @@ class TimingInputs(Protocol):
 
 
 class FreshInputs:
-    """Inputs made for this variant (*values* when the check already made them at these sizes)."""
+    """Inputs made for this variant (the check's draw when it holds the same data)."""
 
     def __init__(self, spec: Any, *, seed: int = 0) -> None:
         self.spec, self.seed = spec, seed
         self._copies = 1
 
     def bind(self, engine: OpenCLEngine, built: Built, sizes: Mapping[str, int],
-             values: Mapping[str, Any] | None) -> Bound:
-        if values is None:
-            values = self.spec.inputs(built.variant.point, sizes, np.random.default_rng(self.seed))
+             offered: Draw | None) -> Bound:
+        point = built.variant.point
+        values = offered.values if offered is not None and offered.matches(point, sizes) else \
+            draw_inputs(self.spec, point, sizes, seed=self.seed).values
         input_bytes = sum(np.asarray(v).nbytes for v in values.values() if not np.isscalar(v))
         self._copies = engine.rotation_copies(input_bytes) if self.spec.rotate_buffers else 1
         return engine.bind(built, sizes, values, copies=self._copies)
@@ -58,77 +60,110 @@ class FreshInputs:
         pass  # nothing outlives a bind
 
 
-class _ReadPoint(Mapping):
-    """A point that notes which of its fields are read (all of them once it is iterated)."""
+class _ReadFields(Mapping):
+    """A point or sizes mapping that notes which of its fields are read (all of them once it is
+    iterated)."""
 
-    def __init__(self, point: Mapping[str, Any]) -> None:
-        self._point = point
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        self._fields = fields
         self.read: set[str] | None = set()  # None: every field
 
     def __getitem__(self, key: str) -> Any:
         if self.read is not None:
             self.read.add(key)
-        return self._point[key]
+        return self._fields[key]
 
     def __contains__(self, key: object) -> bool:
         if self.read is not None and isinstance(key, str):
             self.read.add(key)
-        return key in self._point
+        return key in self._fields
 
     def __iter__(self) -> Iterator[str]:
         self.read = None
-        return iter(self._point)
+        return iter(self._fields)
 
     def __len__(self) -> int:
         self.read = None
-        return len(self._point)
+        return len(self._fields)
+
+    def key(self) -> tuple:
+        """(fields read, or None for all; their values): what the draw depended on."""
+        if self.read is None:
+            return None, tuple(sorted(self._fields.items()))
+        fields = tuple(sorted(self.read))
+        return fields, tuple(self._fields.get(k, _ABSENT) for k in fields)
+
+
+_ABSENT = object()  # a field read with ``in`` or ``get`` that the mapping does not hold
+
+
+def _key_matches(key: tuple, fields: Mapping[str, Any]) -> bool:
+    names, values = key
+    if names is None:
+        return tuple(sorted(fields.items())) == values
+    return all(fields.get(k, _ABSENT) == v for k, v in zip(names, values))
+
+
+@dataclass(frozen=True)
+class Draw:
+    """The spec's inputs for one (point, sizes), and the fields of each that the draw read.
+
+    ``inputs(point, sizes, rng)`` is a pure function of the fields it reads and the seed, so
+    the very same arrays serve any (point, sizes) that agree on those fields: the correctness
+    check at ``verify_sizes`` and the timing at full sizes, when the sizes that differ (a walk's
+    step count) are not read by the draw; consecutive points of a sweep that differ only in
+    knobs the data does not depend on.
+    """
+
+    values: dict[str, Any]
+    point_key: tuple
+    sizes_key: tuple
+
+    def matches(self, point: Mapping[str, Any], sizes: Mapping[str, int]) -> bool:
+        return _key_matches(self.point_key, point) and _key_matches(self.sizes_key, sizes)
+
+
+def draw_inputs(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int], *,
+                seed: int = 0) -> Draw:
+    """``spec.inputs`` at *sizes* for *point* (seeded), noting the fields it read."""
+    seen_point, seen_sizes = _ReadFields(point), _ReadFields(sizes)
+    values = dict(spec.inputs(seen_point, seen_sizes, np.random.default_rng(seed)))
+    return Draw(values, seen_point.key(), seen_sizes.key())
 
 
 class ReusedInputs:
-    """``FreshInputs`` drawn and uploaded once for consecutive points that draw the same data.
+    """``FreshInputs`` drawn and uploaded once for the points that draw the same data.
 
-    The spec's ``inputs(point, sizes, rng)`` is a pure function of the point fields it reads, the
-    sizes and the seed, so the first draw notes which fields it read; a later point with the same
-    values of those fields and the same sizes gets the very same arrays, already on the device
-    (read-only inputs, and write-only outputs whose content no timing depends on). Outputs that
-    are also read are uploaded again for every variant. One draw is kept at a time: the sweeps
-    run points of one input shape together, and a GPU buffer is a GiB.
+    A ``Draw`` is reused by a later point that agrees on the fields it read, and the check's
+    draw (``verify_sizes``) becomes the timing draw when it agrees with the timing sizes, so a
+    random walk's 256 MiB ring is drawn once per point, not twice. The arrays are then already
+    on the device (read-only inputs, and write-only outputs whose content no timing depends on);
+    outputs that are also read are uploaded again for every variant. One draw is kept at a
+    time: the sweeps run points of one input shape together, and a GPU buffer is a GiB.
     """
 
     def __init__(self, spec: Any, *, seed: int = 0) -> None:
         self.spec, self.seed = spec, seed
         self._copies = 1
-        self._key: tuple | None = None  # (fields read or None, their values, sizes)
-        self._values: dict[str, Any] = {}
+        self._draw: Draw | None = None
         self._kept: dict[tuple, Any] = {}
 
-    def _matches(self, point: Mapping[str, Any], sizes: Mapping[str, int]) -> bool:
-        if self._key is None:
-            return False
-        fields, values, drawn_sizes = self._key
-        if drawn_sizes != tuple(sorted(sizes.items())):
-            return False
-        if fields is None:
-            return tuple(sorted(point.items())) == values
-        return all(k in point and point[k] == v for k, v in zip(fields, values))
-
-    def draw(self, point: Mapping[str, Any], sizes: Mapping[str, int]) -> dict[str, Any]:
-        """The spec's inputs at *sizes* for *point*: drawn again only when they would differ."""
-        if not self._matches(point, sizes):
-            self.release()
-            seen = _ReadPoint(point)
-            self._values = dict(self.spec.inputs(seen, sizes, np.random.default_rng(self.seed)))
-            if seen.read is None:
-                self._key = (None, tuple(sorted(point.items())), tuple(sorted(sizes.items())))
-            else:
-                fields = tuple(sorted(seen.read))
-                self._key = (fields, tuple(point.get(k) for k in fields),
-                             tuple(sorted(sizes.items())))
-        return self._values
+    def draw(self, point: Mapping[str, Any], sizes: Mapping[str, int],
+             offered: Draw | None = None) -> dict[str, Any]:
+        """The spec's inputs at *sizes* for *point*: the kept draw when it matches, else
+        *offered* (the check's) when that matches, else drawn again."""
+        if self._draw is not None and self._draw.matches(point, sizes):
+            return self._draw.values
+        self.release()
+        if offered is not None and offered.matches(point, sizes):
+            self._draw = offered
+        else:
+            self._draw = draw_inputs(self.spec, point, sizes, seed=self.seed)
+        return self._draw.values
 
     def bind(self, engine: OpenCLEngine, built: Built, sizes: Mapping[str, int],
-             values: Mapping[str, Any] | None) -> Bound:
-        values = self.draw(built.variant.point, sizes)
+             offered: Draw | None) -> Bound:
+        values = self.draw(built.variant.point, sizes, offered)
         input_bytes = sum(np.asarray(v).nbytes for v in values.values() if not np.isscalar(v))
         self._copies = engine.rotation_copies(input_bytes) if self.spec.rotate_buffers else 1
         return engine.bind(built, sizes, values, copies=self._copies, kept=self._kept)
@@ -144,8 +179,7 @@ class ReusedInputs:
         for buf in self._kept.values():
             buf.release()
         self._kept.clear()
-        self._values = {}
-        self._key = None
+        self._draw = None
 
 
 class SharedInputs:
@@ -158,7 +192,7 @@ class SharedInputs:
         self._values: dict[str, Any] = {}
 
     def bind(self, engine: OpenCLEngine, built: Built, sizes: Mapping[str, int],
-             values: Mapping[str, Any] | None = None) -> Bound:
+             offered: Draw | None = None) -> Bound:
         import pyopencl as cl
 
         variant = built.variant
@@ -176,7 +210,7 @@ class SharedInputs:
                 if host is None:
                     count = int(np.prod([evaluate(e, sizes) for e in arg.shape]))
                     host = np.full(count, np.nan, dtype=arg.dtype)
-                self._buffers[arg.name] = device_array(engine.ctx, arg,
+                self._buffers[arg.name] = device_array(engine.queue, arg,
                                                        np.ascontiguousarray(host), sizes)
             self._key = key
         env = {**{k: v for k, v in self._values.items() if np.isscalar(v)}, **sizes}

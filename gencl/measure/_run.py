@@ -21,7 +21,7 @@ from gencl._version import __version__
 from gencl.generate import GenerationFailure, Variant, generate_many, variant_id
 from gencl.measure._build import Built, BuildFailure
 from gencl.measure._engine import OpenCLEngine, Timeout, check_assumptions, compare
-from gencl.measure._inputs import FreshInputs, ReusedInputs, TimingInputs
+from gencl.measure._inputs import FreshInputs, ReusedInputs, TimingInputs, draw_inputs
 from gencl.measure._measurement import Measurement, device_error_status
 from gencl.measure._sweeps import one_sweep_form
 from gencl.spec import BenchmarkSpec, steps_per_launch
@@ -164,10 +164,10 @@ def evaluate_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant
     except BuildFailure as exc:
         return failed(exc.status, exc.reason, build_log=exc.log)
     base.update(binary_hash=built.binary_hash, build_log=built.build_log[-4000:])
-    rng = np.random.default_rng(seed)
-    max_error, values = None, None
+    max_error = None
     try:
-        check_values = spec.inputs(point, vsizes, rng)
+        check_draw = draw_inputs(spec, point, vsizes, seed=seed)
+        check_values = check_draw.values
         check = engine.bind(built, vsizes, check_values)
         problem = engine.check_resources(built, check)
         check.release()
@@ -183,9 +183,7 @@ def evaluate_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant
         if not time:
             return Evaluation(Measurement(variant.id, spec.name, dict(point), sizes, "ok",
                                           max_error=max_error, **base), built)
-        if vsizes == sizes and isinstance(timing, FreshInputs):
-            values = check_values
-        bound = timing.bind(engine, built, sizes, values)
+        bound = timing.bind(engine, built, sizes, check_draw)  # its data, where the same
         try:
             timed = engine.time(built, bound, min_time_s=min_time_s)
         finally:

@@ -21,6 +21,15 @@ class SampleStats:
     def relative_spread(self) -> float:
         return self.ci95 / self.median if self.median > 0 else math.inf
 
+    @property
+    def median_relative_ci95(self) -> float:
+        """Half-width of the 95 % interval of the *median* as a fraction of it (normal
+        approximation: standard error √(π/2)·σ/√n): how well n samples pin the figure down,
+        where ``relative_spread`` says how far one sample strays."""
+        if self.median <= 0 or self.n < 2:
+            return math.inf
+        return 1.96 * math.sqrt(math.pi / 2) * self.std / math.sqrt(self.n) / self.median
+
 
 def summarize(samples: Sequence[float]) -> SampleStats:
     """Median, mean, sample standard deviation and the 1.96 σ interval of *samples*."""

@@ -23,8 +23,9 @@ from gencl.profile._profile import (
 
 #: Groups of specs that characterize the device (in the order they run).
 SUITE_GROUPS = ("compute", "memory", "runtime")
-#: a point stops sampling once its 95 % interval is within this fraction of the median (at least
-#: 5 samples, at most --repeats): the H200's long walks agreed to 0.1 % and took 45 s of 25 samples
+#: a point stops sampling once the 95 % interval of its median is within this fraction of it (at
+#: least 5 samples, at most --repeats): the H200's long walks agreed to 0.1 % and took 45 s of 25
+#: samples
 STOP_REL_CI = 0.005
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from gencl.generate import lower
 from gencl.measure import OpenCLEngine, ReusedInputs
+from gencl.measure._inputs import draw_inputs
 from gencl.spec import load_spec
 
 
@@ -40,6 +41,35 @@ def test_points_drawing_the_same_data_share_the_draw_and_its_buffers(engine):
         fresh = spec.inputs(ints.variant.point, sizes, np.random.default_rng(0))["src"]
         assert np.array_equal(timing.draw(ints.variant.point, sizes)["src"], fresh)
         timing.done(third)
+    finally:
+        timing.release()
+
+
+def test_the_checks_draw_is_the_timing_draw_when_the_sizes_it_read_agree(engine):
+    # a walk's check runs 200 steps, its timing thousands: the ring (n, granule) is the same
+    spec = load_spec("random_walk")
+    point = spec.complete({"memory": "global", "pattern": "random", "footprint": 1 << 16,
+                           "spacing": 128})
+    timing_sizes = spec.sizes(point, engine.info, True)
+    check_sizes = spec.verify_sizes(point, engine.info)
+    assert check_sizes["K"] != timing_sizes["K"]
+    check = draw_inputs(spec, point, check_sizes)
+    assert check.matches(point, timing_sizes)
+    assert not check.matches(point, {**timing_sizes, "n": timing_sizes["n"] // 2})
+    built = engine.build(lower(spec, point))
+    timing = ReusedInputs(spec)
+    try:
+        bound = timing.bind(engine, built, timing_sizes, check)
+        assert timing.draw(point, timing_sizes)["nxt"] is check.values["nxt"]
+        timing.done(bound)
+        # a draw that read other sizes is not taken: drawn again, equal to a fresh draw
+        other = {**timing_sizes, "n": timing_sizes["n"] // 2}
+        half = point | {"footprint": 1 << 15}
+        bound = timing.bind(engine, engine.build(lower(spec, half)), other, check)
+        again = timing.draw(half, other)["nxt"]
+        assert again is not check.values["nxt"]
+        assert np.array_equal(again, spec.inputs(half, other, np.random.default_rng(0))["nxt"])
+        timing.done(bound)
     finally:
         timing.release()
 

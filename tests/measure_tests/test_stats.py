@@ -19,6 +19,16 @@ def test_summary_of_known_samples():
     assert s.relative_spread == pytest.approx(1.96 * s.std / 3.0)
 
 
+def test_the_medians_interval_narrows_with_more_samples_where_one_samples_does_not():
+    # the first walk samples of the H200 profile: one early sample 1.5 % below the rest
+    five = summarize([45.05, 45.66, 45.78, 45.74, 45.76])
+    assert five.median_relative_ci95 == pytest.approx(
+        1.96 * math.sqrt(math.pi / 2) * five.std / math.sqrt(5) / 45.74)
+    twenty = summarize([45.05] + [45.66, 45.78, 45.74, 45.76] * 5)
+    assert twenty.median_relative_ci95 < 0.005 < twenty.relative_spread
+    assert summarize([1.0]).median_relative_ci95 == math.inf
+
+
 def test_single_sample_has_zero_spread():
     s = summarize([5e-6])
     assert s.std == 0.0 and s.ci95 == 0.0 and s.median == 5e-6

@@ -1,0 +1,41 @@
+"""The clock seen while a block runs: sampled in the background, never waited for."""
+
+from __future__ import annotations
+
+import time
+
+from gencl.device import ClockMonitor
+from gencl.device._clock import _Sampler
+
+
+def test_leaving_a_block_does_not_wait_for_a_probe_in_flight():
+    calls = []
+
+    def slow_probe() -> float:  # nvidia-smi took 20 ms to 0.1 s a call on the H200 host
+        calls.append(time.monotonic())
+        time.sleep(0.3)
+        return 1980.0
+
+    sampler = _Sampler(slow_probe, 0.01)
+    start = sampler.open()
+    time.sleep(0.05)
+    t0 = time.perf_counter()
+    end = sampler.close()
+    assert time.perf_counter() - t0 < 0.05
+    assert sampler.between(start, end) == []  # the first probe had not answered yet
+    time.sleep(0.4)
+    later = sampler.open()
+    time.sleep(0.35)
+    # the block sees the clock of the sample before it began and those taken inside it
+    assert sampler.between(later, sampler.close()) and set(sampler.between(later, later)) == \
+        {1980.0}
+    assert len(calls) >= 2
+
+
+def test_cpu_blocks_see_the_clock_of_proc_cpuinfo():
+    with ClockMonitor(is_gpu=False) as first:
+        time.sleep(0.3)
+    assert first.median_hz is not None and first.median_hz > 1e8
+    with ClockMonitor(is_gpu=False) as short:  # shorter than one probe: the last sample before
+        pass
+    assert short.median_hz is not None
