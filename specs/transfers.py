@@ -192,6 +192,7 @@ SPEC = BenchmarkSpec(
     quick_sweep=[{"direction": d, "size_bytes": s} for d in DIRECTIONS
                  for s in (4 * KIB, 256 * KIB, 16 * MIB)],
     runner=run,
+    watch_clock=False,  # host–driver paths: an nvidia-smi probe slows them
     analysis="transfers",
     group="runtime",
     tolerance={"float32": 0.0},

@@ -201,7 +201,6 @@ def run_profile(out: str | os.PathLike | None = None, *, device: str | int | Non
     full profiles only) runs clpeak on the same device as a peer (``peers.clpeak``), each of its
     tests right after the benchmark it compares with. Returns (profile, folder).
     """
-    from gencl.device import ClockMonitor
     from gencl.measure import OpenCLEngine
 
     entries = discover_suite(only)
@@ -217,7 +216,7 @@ def run_profile(out: str | os.PathLike | None = None, *, device: str | int | Non
     seen: list[float] = []
     failures: dict[str, str] = {}  # reason → the first benchmark that failed for it
     peer_runs: dict[str, dict[str, Any]] = {}  # clpeak, by the benchmark it ran beside
-    with ClockMonitor(is_gpu) as suite_clock, _progress(progress) as bar:
+    with _progress(progress) as bar:
         overall = bar.add_task("profile", total=len(entries)) if bar else None
         for entry in entries:
             old = profile.benchmarks.get(entry.name)
@@ -230,7 +229,7 @@ def run_profile(out: str | os.PathLike | None = None, *, device: str | int | Non
             if result.clock_hz:
                 seen.append(result.clock_hz)
             profile = profile.with_benchmark(result)
-            profile = _with_clock(profile, seen, suite_clock.median_hz, is_gpu)
+            profile = _with_clock(profile, seen, is_gpu)
             save_profile(profile, folder)
             say(_outcome(entry.name, result, failures))
             if not result.ok:
@@ -238,7 +237,7 @@ def run_profile(out: str | os.PathLike | None = None, *, device: str | int | Non
             _clpeak_beside(peer_runs, entry.name, engine, clpeak, quick, say)
             if bar:
                 bar.advance(overall)
-    profile = _with_clock(profile, seen, suite_clock.median_hz, is_gpu)
+    profile = _with_clock(profile, seen, is_gpu)
     for entry in entries:  # benchmarks done earlier: their clpeak tests now
         _clpeak_beside(peer_runs, entry.name, engine, clpeak, quick, say)
     if peer_runs:  # laid over the stored record: --only NAME keeps the other figures
@@ -264,12 +263,14 @@ def _clpeak_beside(runs: dict[str, dict[str, Any]], benchmark: str, engine: Any,
                    enabled: bool | None, quick: bool, say: Callable[[str], None]) -> None:
     """clpeak's tests of *benchmark*'s figures, right after it (a shared machine's load moves
     within minutes: a figure compared is measured by both tools close together), once."""
+    from gencl.device import clock_paused
     from gencl.profile import _clpeak
 
     if benchmark in runs or not _clpeak.shared(benchmark) or not _clpeak.wanted(enabled, quick):
         return
     say(f"clpeak: {benchmark}'s figures on the same device (--no-clpeak skips it)")
-    record = {"date": now(), **_clpeak.run_clpeak(engine.cl_device, [benchmark])}
+    with clock_paused():  # gencl's clock probe must not slow the peer down
+        record = {"date": now(), **_clpeak.run_clpeak(engine.cl_device, [benchmark])}
     say(f"clpeak: {record['status']}" + (f" ({record['reason']})" if record["reason"] else
                                          f", {record.get('elapsed_s')} s"))
     runs[benchmark] = record
@@ -277,7 +278,7 @@ def _clpeak_beside(runs: dict[str, dict[str, Any]], benchmark: str, engine: Any,
 
 def _run_one(entry: SuiteEntry, engine: Any, raw: Path, old: BenchmarkResult | None, *,
              quick: bool, bar: Any, say: Callable[[str], None]) -> BenchmarkResult:
-    from gencl.device import ClockMonitor
+    from gencl.device import ClockMonitor, clock_paused
 
     started, t0 = now(), time.perf_counter()
     if entry.spec is None:
@@ -299,7 +300,8 @@ def _run_one(entry: SuiteEntry, engine: Any, raw: Path, old: BenchmarkResult | N
                                                                           quick=quick))) \
             if bar else None
         advance = (lambda _m: bar.advance(task)) if bar else None
-        with ClockMonitor(engine.info.device_type.upper() == "GPU") as clock:
+        clock = ClockMonitor(engine.info.device_type.upper() == "GPU")
+        with clock if spec.watch_clock else clock_paused():  # unwatched: no clock, on purpose
             records, error = measure_benchmark(entry, engine, raw, quick=quick,
                                                on_result=advance)
         clock_seen = clock.median_hz
@@ -374,14 +376,14 @@ def _with_suite(profile: DeviceProfile, entries: Sequence[SuiteEntry]) -> Device
     return dataclasses.replace(profile, suite=tuple(names))
 
 
-def _with_clock(profile: DeviceProfile, seen: Sequence[float], suite_hz: float | None,
-                is_gpu: bool) -> DeviceProfile:
+def _with_clock(profile: DeviceProfile, seen: Sequence[float], is_gpu: bool) -> DeviceProfile:
+    """The median of the clocks the benchmarks saw (each the median of its measurements')."""
     import dataclasses
     import statistics
 
-    hz = statistics.median(seen) if seen else suite_hz
-    if hz is None:
+    if not seen:
         return profile
+    hz = statistics.median(seen)
     source = "nvidia-smi SM clock during the run" if is_gpu else \
         "/proc/cpuinfo during the run (mean over cores)"
     return dataclasses.replace(profile, clock={**profile.clock, "seen_hz": float(hz),

@@ -66,6 +66,9 @@ class BenchmarkSpec:
             compile time, launch overhead): ``(engine, spec, points, quick) -> [Measurement]``
             replaces the generate → verify → time loop; its kernels still come from ``program``.
         ptx_rules: (point) -> {instruction regex: expected minimum count} checked on NVIDIA PTX.
+        watch_clock: sample the device clock while this benchmark runs (figures in cycles);
+            False for benchmarks of the host–driver path (transfers, launch overhead), which a
+            clock probe (``nvidia-smi``) would slow down.
         hooks: what an application kernel may add (named variants, ping-pong buffers, peers,
             flops, compulsory traffic): ``ApplicationHooks``, each with a generic default.
         extra: anything else a spec's analysis needs (benchmarks only; generic code never reads
@@ -93,6 +96,7 @@ class BenchmarkSpec:
     quick_sweep: Sequence[Point] = ()
     runner: Callable[..., list[Any]] | None = None
     ptx_rules: Callable[[Point], Mapping[str, int]] | None = None
+    watch_clock: bool = True
     hooks: ApplicationHooks = field(default_factory=ApplicationHooks)
     extra: Mapping[str, Any] = field(default_factory=dict)
     # set by the loader: where the spec came from; a hash of its text and of the program it

@@ -39,3 +39,26 @@ def test_cpu_blocks_see_the_clock_of_proc_cpuinfo():
     with ClockMonitor(is_gpu=False) as short:  # shorter than one probe: the last sample before
         pass
     assert short.median_hz is not None
+
+
+def test_no_probe_runs_while_the_clock_is_paused():
+    from gencl.device import clock_paused
+
+    calls = []
+
+    def probe() -> float:
+        calls.append(time.monotonic())
+        return 1000.0
+
+    sampler = _Sampler(probe, 0.01)
+    start = sampler.open()
+    time.sleep(0.1)
+    with clock_paused():
+        paused_at = time.monotonic()
+        time.sleep(0.2)
+        resumed_at = time.monotonic()
+    time.sleep(0.1)
+    sampler.close()
+    assert calls and not [t for t in calls if paused_at <= t <= resumed_at]
+    assert any(t > resumed_at for t in calls) and any(t < paused_at for t in calls)
+    assert start < paused_at
