@@ -117,34 +117,27 @@ class ClockMonitor:
     """
 
     def __init__(self, is_gpu: bool, interval_s: float = 0.25) -> None:
-        self._probe = _nvidia_sm_clock_mhz if is_gpu and shutil.which("nvidia-smi") else (
+        probe = _nvidia_sm_clock_mhz if is_gpu and shutil.which("nvidia-smi") else (
             None if is_gpu else _cpu_clock_mhz)
-        self._interval = interval_s
+        self._sampler = None if probe is None else _SAMPLERS.get(probe) or \
+            _SAMPLERS.setdefault(probe, _Sampler(probe, interval_s))
         self._span: tuple[float, float | None] | None = None
 
-    def _sampler(self) -> _Sampler | None:
-        if self._probe is None:
-            return None
-        return _SAMPLERS.setdefault(self._probe, _Sampler(self._probe, self._interval))
-
     def __enter__(self) -> ClockMonitor:
-        sampler = self._sampler()
-        if sampler is not None:
-            self._span = (sampler.open(), None)
+        if self._sampler is not None:
+            self._span = (self._sampler.open(), None)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        sampler = self._sampler()
-        if sampler is not None and self._span is not None:
-            self._span = (self._span[0], sampler.close())
+        if self._sampler is not None and self._span is not None:
+            self._span = (self._span[0], self._sampler.close())
 
     @property
     def samples_hz(self) -> list[float]:
-        sampler = self._sampler()
-        if sampler is None or self._span is None:
+        if self._sampler is None or self._span is None:
             return []
         start, end = self._span
-        return [mhz * 1e6 for mhz in sampler.between(start, end or time.monotonic())]
+        return [mhz * 1e6 for mhz in self._sampler.between(start, end or time.monotonic())]
 
     @property
     def median_hz(self) -> float | None:

@@ -43,9 +43,8 @@ class FreshInputs:
 
     def bind(self, engine: OpenCLEngine, built: Built, sizes: Mapping[str, int],
              offered: Draw | None) -> Bound:
-        point = built.variant.point
-        values = offered.values if offered is not None and offered.matches(point, sizes) else \
-            draw_inputs(self.spec, point, sizes, seed=self.seed).values
+        values = matching_draw(self.spec, built.variant.point, sizes, offered,
+                               seed=self.seed).values
         input_bytes = sum(np.asarray(v).nbytes for v in values.values() if not np.isscalar(v))
         self._copies = engine.rotation_copies(input_bytes) if self.spec.rotate_buffers else 1
         return engine.bind(built, sizes, values, copies=self._copies)
@@ -131,6 +130,14 @@ def draw_inputs(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int], *
     return Draw(values, seen_point.key(), seen_sizes.key())
 
 
+def matching_draw(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int],
+                  offered: Draw | None, *, seed: int = 0) -> Draw:
+    """*offered* when it holds the data of (*point*, *sizes*), else a new draw."""
+    if offered is not None and offered.matches(point, sizes):
+        return offered
+    return draw_inputs(spec, point, sizes, seed=seed)
+
+
 class ReusedInputs:
     """``FreshInputs`` drawn and uploaded once for the points that draw the same data.
 
@@ -155,10 +162,7 @@ class ReusedInputs:
         if self._draw is not None and self._draw.matches(point, sizes):
             return self._draw.values
         self.release()
-        if offered is not None and offered.matches(point, sizes):
-            self._draw = offered
-        else:
-            self._draw = draw_inputs(self.spec, point, sizes, seed=self.seed)
+        self._draw = matching_draw(self.spec, point, sizes, offered, seed=self.seed)
         return self._draw.values
 
     def bind(self, engine: OpenCLEngine, built: Built, sizes: Mapping[str, int],
@@ -201,8 +205,7 @@ class SharedInputs:
                tuple(sorted(sizes.items())))
         if key != self._key:
             self.release()  # one layout at a time: the grids are large
-            self._values = dict(self.spec.inputs(variant.point, sizes,
-                                                 np.random.default_rng(self.seed)))
+            self._values = draw_inputs(self.spec, variant.point, sizes, seed=self.seed).values
             for arg in variant.args:
                 if arg.kind not in arrays:
                     continue
