@@ -15,10 +15,12 @@ class DeviceLimits:
     device_type: str
     max_work_group_size: int
     local_mem_bytes: int
+    compute_capability: str | None = None
 
 
-#: NVIDIA's OpenCL on H100/H200: 1024 work items, 48 KiB of local memory per work-group.
-KNOWN = {"nvidia": DeviceLimits("NVIDIA H200 (limits)", "GPU", 1024, 48 * 1024)}
+#: NVIDIA's OpenCL on H100/H200: 1024 work items, 48 KiB of local memory per work-group,
+#: compute capability 9.0.
+KNOWN = {"nvidia": DeviceLimits("NVIDIA H200 (limits)", "GPU", 1024, 48 * 1024, "9.0")}
 
 
 def limits_for(name: str) -> DeviceLimits:

@@ -36,6 +36,12 @@ CASES = [
     ("laplace3d", "stream", 3, (32, 4, 1), (1, 2, 8), {"nz": 19, "ny": 11, "nx": 40}),
     ("box2d9", "stream", 3, (32, 1), (1, 16), {"ny": 37, "nx": 70}),
     ("star3d_r4", "stream", 2, (32, 4, 1), (1, 5, 4), {"nz": 13, "ny": 11, "nx": 24}),
+    # stream_async: copied global → __local ahead (PoCL builds the plain load-and-store form
+    # of the copy; the NVIDIA form differs only in the copy macros)
+    ("jacobi", "stream_async", 2, (64, 1), (1, 128), {"n": 70}),
+    ("laplace3d", "stream_async", 3, (32, 4, 1), (1, 2, 8), {"nz": 19, "ny": 11, "nx": 40}),
+    ("box2d9", "stream_async", 3, (32, 1), (1, 16), {"ny": 37, "nx": 70}),
+    ("star3d_r4", "stream_async", 2, (32, 4, 1), (1, 5, 4), {"nz": 13, "ny": 11, "nx": 24}),
     # strip: one work item per tile (the work-group value does not apply: None, the first)
     ("jacobi", "strip", 4, None, (40, 24), {"n": 45}),
     ("jacobi", "strip", 3, None, (24, 17), {"n": 50}),
@@ -170,6 +176,7 @@ def _walk(form, scheme, k, wg, pts, sizes):
     ("laplace3d", "strip", 2, (8, 4, 2), (13, 9, 7), {"nz": 5, "ny": 7, "nx": 11}),
     ("jacobi", "stream", 2, (8, 1), (2, 8), {"n": 27}),
     ("laplace3d", "stream", 2, (8, 2, 1), (1, 3, 4), {"nz": 9, "ny": 7, "nx": 19}),
+    ("laplace3d", "stream_async", 2, (8, 2, 1), (1, 3, 4), {"nz": 9, "ny": 7, "nx": 19}),
     ("laplace3d", "tile", 2, (8, 4, 2), (1, 2, 3), {"nz": 5, "ny": 7, "nx": 11})])
 def test_tile_traffic_counts_what_the_scheme_does(name, scheme, k, wg, pts, sizes):
     spec = load_spec(name)
@@ -212,7 +219,7 @@ def test_spaces_offer_the_temporal_axes_within_an_h200():
         assert list(spec.knobs)[:3] == ["temporal", "sweeps", "temporal_points"]
         points = [p for p in spec.points(limits) if p["dtype"] == "float32"]
         temporal = [p for p in points if p["temporal"] != "none"]
-        assert {p["temporal"] for p in temporal} == {"tile", "stream"}, name
+        assert {p["temporal"] for p in temporal} == {"tile", "stream", "stream_async"}, name
         assert 20 <= len(temporal) <= 300, (name, len(temporal))
         assert all(p["sweeps"] == 1 for p in points if p["temporal"] == "none")
         assert all(p["sweeps"] > 1 for p in temporal)
@@ -287,3 +294,15 @@ def _assert_one_launch_equal(engine, spec, plain, blocked, sizes, values):
             bound.release()
     np.testing.assert_allclose(out[1], out[0], rtol=1e-6, equal_nan=True)
     assert not np.isnan(out[0]).all()
+
+
+def test_async_copies_are_offered_where_the_device_has_them(engine):
+    spec = load_spec("laplace3d")
+    point = next(p for p in spec.points(limits_for("nvidia")) if p["temporal"] == "stream_async")
+    assert spec.excluded(point, limits_for("nvidia")) is None
+    reason = spec.excluded(point, engine.info)  # PoCL: no cp.async
+    assert reason is not None and "cp.async" in reason
+    plain = lower(spec, {**point, "temporal": "stream"}).source
+    source = lower(spec, point).source
+    assert "cp.async.ca.shared.global" in source and "cp.async.wait_group 1;" in source
+    assert "GENCL_COPY" not in plain and "cp.async" not in plain

@@ -14,7 +14,8 @@ def temporal_program(t: Any, ping_pong: Sequence[tuple[str, str]], *, scheme: st
     """*t* (an untransformed ping-pong update) as *sweeps* sweeps per launch.
 
     Args:
-        scheme: ``"tile"``, ``"stream"`` or ``"strip"``.
+        scheme: ``"tile"``, ``"stream"``, ``"stream_async"`` (input planes copied
+            asynchronously: NVIDIA, compute capability 8.0 and later) or ``"strip"``.
         workgroup: work-group extents, contiguous axis first (strip: one work item per tile,
             the value does not apply).
         points: points per work item per axis, contiguous axis first (stream: the outermost
@@ -43,4 +44,5 @@ def local_bytes(form: TemporalForm, geo: Geometry) -> int:
 
     if geo.scheme in ("tile", "strip"):  # two halves
         return 2 * form.itemsize * math.prod(geo.loaded)
-    return form.itemsize * geo.sweeps * geo.ring * math.prod(geo.loaded[1:])
+    planes = geo.sweeps * geo.ring + geo.input_ring - geo.ring
+    return form.itemsize * planes * math.prod(geo.loaded[1:])

@@ -48,6 +48,19 @@ MAX_OWNED = 48
 LOCAL_RESERVE = 1024
 
 
+#: NVIDIA compute capability from which ``cp.async`` (global → shared copies) exists
+ASYNC_COPY_CC = (8, 0)
+
+
+def has_async_copy(device: Any) -> bool:
+    """Whether *device* copies global → ``__local`` asynchronously (``stream_async``)."""
+    cc = getattr(device, "compute_capability", None)
+    try:
+        return cc is not None and tuple(int(x) for x in str(cc).split(".")[:2]) >= ASYNC_COPY_CC
+    except ValueError:
+        return False
+
+
 def temporal_knobs(ndim: int, ping_pong: Sequence[tuple[str, str]]) -> dict[str, Knob]:
     """The three temporal axes (apply them first: the scheme replaces the program)."""
     default = (1,) * ndim
@@ -129,7 +142,8 @@ def temporal_constraint(program: Callable[[Any], Any], ping_pong: Sequence[tuple
         form = form_of(point)
         if isinstance(form, str):
             return f"temporal: {form}"
-        owner = {"tile": TILE_POINTS, "stream": STREAM_POINTS, "strip": STRIP_POINTS}
+        owner = {"tile": TILE_POINTS, "stream": STREAM_POINTS, "stream_async": STREAM_POINTS,
+                 "strip": STRIP_POINTS}
         if pts not in owner[scheme].get(form.ndim, ()) and any(
                 pts in table.get(form.ndim, ()) for table in owner.values()):
             return f"temporal points {pts} are not the {scheme} scheme's"
@@ -146,6 +160,10 @@ def temporal_constraint(program: Callable[[Any], Any], ping_pong: Sequence[tuple
             return f"{geo.per_item} tile points per work item > {MAX_OWNED} (spills)"
         if device is None:
             return None
+        if scheme == "stream_async" and not has_async_copy(device):
+            return ("temporal stream_async copies with cp.async: NVIDIA compute capability "
+                    f"{ASYNC_COPY_CC} or later (this device: "
+                    f"{getattr(device, 'compute_capability', None) or 'not NVIDIA'})")
         items = math.prod(geo.group)
         if items > device.max_work_group_size:
             return f"work-group {items} > device max {device.max_work_group_size}"

@@ -19,10 +19,18 @@ axes, still valid at a level) is computed once per owned point before the steps;
 per step (which levels run, their plane inside the interior) once per step. Read-only arrays
 read at the point are read from global memory at the plane a level needs (they hit the
 caches: k reads per point and launch).
+
+With ``copy = "async"`` (scheme ``stream_async``) the input planes go from global memory into
+level 0's ``__local`` ring directly, ``lead`` steps ahead, and level 0's registers are read from
+the ring: on NVIDIA GPUs (compute capability 8.0 and later) a ``cp.async`` copy in inline PTX,
+which holds no register while in flight, one commit group per step, and a wait for the group of
+``lead − 1`` steps ago before the step barrier; elsewhere the same program with a plain load and
+store (``async_copy_preamble``), so a build for another device stays correct.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import loopy as lp
@@ -68,8 +76,10 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     xs = {d: geo.tile[d] * var(f"{v}g{d}") + (tt[d] - k * geo.lo[d] if k * geo.lo[d] else tt[d])
           for d in inner}
     rings = [f"{v}ring{s}" for s in range(k)]
-    temps = [lp.TemporaryVariable(name, dtype, shape=(ring, *geo.loaded[1:]),
-                                  address_space=lp.AddressSpace.LOCAL) for name in rings]
+    ring_sizes = [geo.input_ring] + [ring] * (k - 1)
+    temps = [lp.TemporaryVariable(name, dtype, shape=(size, *geo.loaded[1:]),
+                                  address_space=lp.AddressSpace.LOCAL)
+             for name, size in zip(rings, ring_sizes)]
     insns: list[Any] = []
     per_item: set[str] = set()  # conditions of a work item's own points: once, before the steps
     per_step: set[str] = {f"{v}bar_step"}  # a step's slots and plane conditions
@@ -147,11 +157,12 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     def at(level: int, s: int, offsets: tuple[Any, ...] = ()) -> Any:
         """Level *level*'s ring at the plane level *s* works on (plus *offsets*)."""
         off0 = offsets[0] if offsets else 0
+        size = ring_sizes[level]
         if isinstance(off0, int):
-            index = slot(off0 - s * delay - lead, ring)
+            index = slot(off0 - s * delay - lead, size)
         else:  # a radius loop moves the plane: its slot computed here (kept non-negative)
-            shift = ring * -(-(s * delay + lead + lo0) // ring) - s * delay - lead
-            index = prim.Remainder(step + off0 + shift, ring)
+            shift = size * -(-(s * delay + lead + lo0) // size) - s * delay - lead
+            index = prim.Remainder(step + off0 + shift, size)
         idx = [index]
         idx += [tt[d] + offsets[d] if offsets and offsets[d] != 0 else tt[d] for d in inner]
         return var(rings[level])[tuple(idx)]
@@ -180,13 +191,22 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     # level 0: the input plane, zero outside the buffer, loaded ``lead`` steps before it is
     # shared (its latency hidden behind a step)
     buf = [x + form.out_offsets[d] for d, x in enumerate([loading, *coords(0)[1:]])]
-    insns.append(lp.Assignment(
-        mine(0, 0, lead), prim.If(_and([f for f in (inner_buf, plane_buf) if f is not None]),
-                                  var(form.input)[tuple(buf)], 0),
-        id=f"{v}load", depends_on=after, within_inames=within, predicates=preds(runs[-1])))
-    insns.append(lp.Assignment(
-        at(0, 0), mine(0, 0), id=f"{v}share0", depends_on=after | {f"{v}load"},
-        within_inames=within, predicates=preds(runs[0])))
+    in_buffer = _and([f for f in (inner_buf, plane_buf) if f is not None])
+    if geo.copy == "async":
+        insns += async_copy(v, form, src=buf, ok=in_buffer, dst=at(0, 0, (lead, *[0] * (n - 1))),
+                            dst_shape=(geo.input_ring, *geo.loaded[1:]), depends_on=after,
+                            within=within, steps=steps | hw, run=preds(runs[-1]))
+        # level 0's registers are read from the ring, where the copy landed ``lead`` steps ago
+        insns.append(lp.Assignment(
+            mine(0, 0), at(0, 0), id=f"{v}load", depends_on=after, within_inames=within,
+            predicates=preds(runs[0])))
+    else:
+        insns.append(lp.Assignment(
+            mine(0, 0, lead), prim.If(in_buffer, var(form.input)[tuple(buf)], 0),
+            id=f"{v}load", depends_on=after, within_inames=within, predicates=preds(runs[-1])))
+        insns.append(lp.Assignment(
+            at(0, 0), mine(0, 0), id=f"{v}share0", depends_on=after | {f"{v}load"},
+            within_inames=within, predicates=preds(runs[0])))
     temporaries: list[tuple[str, str]] = []
     # a level reads the register the level below writes in the same step when the delay is no
     # more than the reach along the walked axis (``pipeline``: then its own column reaches it)
@@ -232,7 +252,15 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
         below_last = last
     # the levels of a step: in order where a level reads a register of this step, else in any;
     # never a ring plane written in this step
+    if geo.copy == "async":  # the step barrier waits for the copies of ``lead − 1`` steps ago
+        insns = [i.copy(depends_on=i.depends_on | {f"{v}copy_wait"})
+                 if i.id == f"{v}bar_step" else i for i in insns]
     t = blocked_kernel(knl, domains, insns, args, temps, temporaries)
+    if geo.copy == "async":
+        entry = t.default_entrypoint
+        t = t.with_kernel(entry.copy(preambles=(
+            *entry.preambles, ("90_gencl_async_copy",
+                               async_copy_preamble(form.itemsize, geo.lead)))))
     # levels of one step touch different planes of a ring; a plane written at one step is read
     # at later ones, after the step barrier: an order loopy's check cannot see across steps
     t = lp.set_options(t, enforce_variable_access_ordered="no_check")
@@ -244,3 +272,58 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     t = lp.tag_inames(t, {f"{v}ti": "unr"})
     return lp.prioritize_loops(t, ",".join([f"{v}to", f"{v}ti"] +
                                            [f"{v}q{d}" for d in inner]))
+
+
+def async_copy_preamble(itemsize: int, lead: int) -> str:
+    """``GENCL_COPY(dst, base, index, ok)``: *base*[*index*] (zero where not *ok*) into the
+    ``__local`` element *dst*; ``GENCL_COPY_COMMIT()`` closes a step's copies,
+    ``GENCL_COPY_WAIT()`` waits for those of ``lead − 1`` steps ago. ``cp.async`` where the
+    compiler is NVIDIA's (its extension macro ``cl_nv_pragma_unroll``), a plain load and store
+    elsewhere."""
+    return f"""#ifdef cl_nv_pragma_unroll
+#define GENCL_COPY(dst, base, index, ok) asm volatile( \
+    "cp.async.ca.shared.global [%0], [%1], {itemsize}, %2;" :: "r"((uint) (size_t) (dst)), \
+    "l"((ok) ? (base) + (index) : (base)), "r"((ok) ? {itemsize} : 0) : "memory")
+#define GENCL_COPY_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
+#define GENCL_COPY_WAIT() asm volatile("cp.async.wait_group {lead - 1};" ::: "memory")
+#else
+#define GENCL_COPY(dst, base, index, ok) (*(dst) = (ok) ? (base)[index] : 0)
+#define GENCL_COPY_COMMIT()
+#define GENCL_COPY_WAIT()
+#endif"""
+
+
+def _flat(index: Sequence[Any], strides: Sequence[Any]) -> Any:
+    """The linear offset of *index* at *strides* (elements)."""
+    terms = [i if st == 1 else i * st for i, st in zip(index, strides)]
+    return prim.Sum(tuple(terms)) if len(terms) > 1 else terms[0]
+
+
+def async_copy(v: str, form: TemporalForm, *, src: Sequence[Any], ok: Any, dst: Any,
+               dst_shape: Sequence[int], depends_on: frozenset[str], within: frozenset[str],
+               steps: frozenset[str], run: frozenset[Any]) -> list[Any]:
+    """The copy of one owned point's input into level 0's ring (C code: loopy has no
+    instruction for it), the step's commit after its copies, and the wait before the next
+    step's barrier."""
+    strides = [tag.stride for tag in form.kernel.arg_dict[form.input].dim_tags]
+    dst_strides = [int(np.prod(dst_shape[d + 1:])) for d in range(len(dst_shape))]
+    flags = {f.aggregate.name if isinstance(f, prim.Subscript) else f.name
+             for f in _conjuncts(ok)}
+    copy = lp.CInstruction(
+        [(f"{v}cp_dst", _flat(dst.index_tuple, dst_strides)),
+         (f"{v}cp_src", _flat(list(src), strides)), (f"{v}cp_ok", 1 if ok is True else ok)],
+        f"GENCL_COPY(&{dst.aggregate.name}[{v}cp_dst], {form.input}, {v}cp_src, {v}cp_ok);",
+        read_variables=frozenset({form.input, *flags}), assignees=(dst,), id=f"{v}copy",
+        depends_on=depends_on, within_inames=within, predicates=run)
+    commit = lp.CInstruction((), "GENCL_COPY_COMMIT();", id=f"{v}copy_commit",
+                             depends_on=frozenset({f"{v}copy"}), within_inames=steps)
+    wait = lp.CInstruction((), "GENCL_COPY_WAIT();", id=f"{v}copy_wait", within_inames=steps)
+    return [copy, commit, wait]
+
+
+def _conjuncts(cond: Any) -> list[Any]:
+    if cond is True:
+        return []
+    if isinstance(cond, prim.LogicalAnd):
+        return [f for c in cond.children for f in _conjuncts(c)]
+    return [cond]

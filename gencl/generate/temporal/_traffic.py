@@ -148,7 +148,7 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
     def buffer_bounds(d: int) -> tuple[int, int]:  # interior coordinates the buffer holds
         return -form.out_offsets[d], shape[d] - form.out_offsets[d]
 
-    groups = math.prod(-(-ext[d] // (geo.points[0] if scheme == "stream" and d == 0 else
+    groups = math.prod(-(-ext[d] // (geo.points[0] if geo.scheme == "stream" and d == 0 else
                                      geo.tile[d])) for d in range(n))
     if scheme == "tile":
         loaded = math.prod(count(d, 0, geo.loaded[d]) for d in range(n))
@@ -224,8 +224,10 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
         out = {
             "global_read_bytes": size * (fetched + (register_reads + other_reads) * updates),
             "point_updates": updates,
-            "local_read_bytes": size * sum(unguarded * worked[s] + guarded * per_level[s]
-                                           for s in range(1, k + 1)),
+            # (copied asynchronously, level 0's registers are read back from its ring)
+            "local_read_bytes": size * (sum(unguarded * worked[s] + guarded * per_level[s]
+                                            for s in range(1, k + 1))
+                                        + (loaded if geo.copy == "async" else 0)),
             # every worked point of a level below k shares its plane (carried values too)
             "local_write_bytes": size * (loaded + sum(worked[1:k])),
             "barriers_per_group": geo.steps,
