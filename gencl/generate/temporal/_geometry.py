@@ -25,8 +25,9 @@ LEAD = 1
 #: without passing through registers (NVIDIA's ``cp.async``, compute capability 8.0 and later),
 #: this many steps before level 0 reads them: the latency of two steps hidden at no register
 #: cost. Measured on the H200 (2026-11-23, laplace3d 512³, k = 2, group 64×8, points 1×2×171):
-#: 230 µs per sweep against 259 with the register load one step ahead; with the loads removed
-#: altogether (timing only) the same program ran 179 µs, with the barriers removed 236
+#: the register form 259 µs per sweep, 179 with its loads removed (timing only: the loads'
+#: latency was the largest cost) and 236 with its barriers removed; a hand-written form of this
+#: pipeline 230 µs at 40 registers, the generated one 264 µs at 64 (two groups per SM, not three)
 ASYNC_LEAD = 2
 
 

@@ -162,7 +162,7 @@ def temporal_constraint(program: Callable[[Any], Any], ping_pong: Sequence[tuple
             return None
         if scheme == "stream_async" and not has_async_copy(device):
             return ("temporal stream_async copies with cp.async: NVIDIA compute capability "
-                    f"{ASYNC_COPY_CC} or later (this device: "
+                    f"{'.'.join(map(str, ASYNC_COPY_CC))} or later (this device: "
                     f"{getattr(device, 'compute_capability', None) or 'not NVIDIA'})")
         items = math.prod(geo.group)
         if items > device.max_work_group_size:
