@@ -2,12 +2,13 @@
 
 ``temporal_program(t, ping_pong, scheme=..., sweeps=k, workgroup=W, points=P)`` builds the
 blocked program from the abstract one (``read_temporal_form`` reads what it needs; a program it
-cannot take raises ``NotTemporal``). Three schemes: ``tile`` (overlapped tiles in local memory,
+cannot take raises ``NotTemporal``). The schemes: ``tile`` (overlapped tiles in local memory,
 the halo recomputed), ``stream`` (AN5D-style: the work-group tiles the inner axes and walks the
-outermost axis, the k time levels pipelined in rings of planes) — both for GPUs — and ``strip``
-(the CPU form: one work item per overlapped tile, the sweeps as vectorisable loops, no
-barrier). ``local_bytes`` and
-``tile_traffic`` are closed forms of what the generated code allocates and moves.
+outermost axis, the k time levels pipelined in rings of planes; ``stream_async`` the same
+with the input planes copied asynchronously, NVIDIA compute capability 8.0 and later) — for
+GPUs — and ``strip`` (the CPU form: one work item per overlapped tile, the sweeps as
+vectorisable loops, no barrier). ``local_bytes`` and ``tile_traffic`` are closed forms of what
+the generated code allocates and moves.
 """
 
 from gencl.generate.temporal._form import NotTemporal, TemporalForm, read_temporal_form

@@ -1,12 +1,12 @@
 """The temporal axes of a space and their constraints (hand-bound and derived spaces alike).
 
-Axes (``gencl.spec``'s names): ``temporal`` (``none``, ``tile``, ``stream``, ``strip``),
-``sweeps`` (k) and ``temporal_points`` (points per work item per axis, contiguous first; for
-``stream`` the outermost entry is the chunk of planes, for ``strip`` the points are the whole
-tile its one work item loads), with the space's ``workgroup`` axis for the group shape (strip:
-one work item per group, so it takes the axis's first value only: one point per tile).
-``temporal_knobs`` gives the axes, ``temporal_constraint`` the rule that keeps them consistent
-and within the device.
+Axes (``gencl.spec``'s names): ``temporal`` (``none``, ``tile``, ``stream``, ``stream_async``,
+``strip``), ``sweeps`` (k) and ``temporal_points`` (points per work item per axis, contiguous
+first; for ``stream`` the outermost entry is the chunk of planes, for ``strip`` the points are
+the whole tile its one work item loads), with the space's ``workgroup`` axis for the group
+shape (strip: one work item per group, so it takes the axis's first value only: one point per
+tile). ``temporal_knobs`` gives the axes, ``temporal_constraint`` the rule that keeps them
+consistent and within the device.
 """
 
 from __future__ import annotations
