@@ -12,10 +12,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-#: kernels whose measured spaces were looked at while developing the terms (issue 15): data
-#: beside this module (developed_on.json), so no generic module names a kernel
-DEVELOPED_ON: frozenset[str] = frozenset(json.loads(
-    (Path(__file__).with_name("developed_on.json")).read_text())["developed_on"])
+#: the registry: data beside the tuning kernels it names (tuning/model_developed_on.json in the
+#: checkout gencl runs from), so no generic module names a kernel
+REGISTRY = Path(__file__).resolve().parents[2] / "tuning" / "model_developed_on.json"
+
+
+def _developed_on() -> frozenset[str]:
+    """Kernels whose measured spaces were looked at while developing the terms (issue 15); none
+    where the registry is absent (an install without the checkout: every kernel held out)."""
+    try:
+        return frozenset(json.loads(REGISTRY.read_text())["developed_on"])
+    except OSError:
+        return frozenset()
+
+
+DEVELOPED_ON: frozenset[str] = _developed_on()
 
 
 def model_role(spec_name: str) -> str:

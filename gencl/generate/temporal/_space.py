@@ -160,7 +160,7 @@ def temporal_constraint(program: Callable[[Any], Any], ping_pong: Sequence[tuple
             return f"{geo.per_item} tile points per work item > {MAX_OWNED} (spills)"
         if device is None:
             return None
-        if scheme == "stream_async" and not has_async_copy(device):
+        if geo.copy == "async" and not has_async_copy(device):
             return ("temporal stream_async copies with cp.async: NVIDIA compute capability "
                     f"{'.'.join(map(str, ASYNC_COPY_CC))} or later (this device: "
                     f"{getattr(device, 'compute_capability', None) or 'not NVIDIA'})")

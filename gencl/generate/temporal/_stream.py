@@ -36,6 +36,7 @@ from typing import Any
 import loopy as lp
 import numpy as np
 import pymbolic.primitives as prim
+from loopy.symbolic import get_dependencies
 from pymbolic import parse
 from pymbolic.mapper.substitutor import SubstitutionMapper, make_subst_func
 
@@ -307,8 +308,7 @@ def async_copy(v: str, form: TemporalForm, *, src: Sequence[Any], ok: Any, dst: 
     step's barrier."""
     strides = [tag.stride for tag in form.kernel.arg_dict[form.input].dim_tags]
     dst_strides = [int(np.prod(dst_shape[d + 1:])) for d in range(len(dst_shape))]
-    flags = {f.aggregate.name if isinstance(f, prim.Subscript) else f.name
-             for f in _conjuncts(ok)}
+    flags = get_dependencies(ok) - within if ok is not True else frozenset()  # not inames
     copy = lp.CInstruction(
         [(f"{v}cp_dst", _flat(dst.index_tuple, dst_strides)),
          (f"{v}cp_src", _flat(list(src), strides)), (f"{v}cp_ok", 1 if ok is True else ok)],
@@ -320,10 +320,3 @@ def async_copy(v: str, form: TemporalForm, *, src: Sequence[Any], ok: Any, dst: 
     wait = lp.CInstruction((), "GENCL_COPY_WAIT();", id=f"{v}copy_wait", within_inames=steps)
     return [copy, commit, wait]
 
-
-def _conjuncts(cond: Any) -> list[Any]:
-    if cond is True:
-        return []
-    if isinstance(cond, prim.LogicalAnd):
-        return [f for c in cond.children for f in _conjuncts(c)]
-    return [cond]
