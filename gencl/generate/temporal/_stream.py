@@ -36,7 +36,6 @@ from typing import Any
 import loopy as lp
 import numpy as np
 import pymbolic.primitives as prim
-from loopy.symbolic import get_dependencies
 from pymbolic import parse
 from pymbolic.mapper.substitutor import SubstitutionMapper, make_subst_func
 
@@ -194,13 +193,25 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     buf = [x + form.out_offsets[d] for d, x in enumerate([loading, *coords(0)[1:]])]
     in_buffer = _and([f for f in (inner_buf, plane_buf) if f is not None])
     if geo.copy == "async":
-        insns += async_copy(v, form, src=buf, ok=in_buffer, dst=at(0, 0, (lead, *[0] * (n - 1))),
-                            dst_shape=(geo.input_ring, *geo.loaded[1:]), depends_on=after,
-                            within=within, steps=steps | hw, run=preds(runs[-1]))
+        # the copies over the owned points by a loop of their own (inames c), all before the
+        # step's other work (as in the hand-written form)
+        for d in inner:
+            domains.append(f"{{[{v}c{d}]: 0 <= {v}c{d} < {geo.owned[d]}}}")
+        to_c = SubstitutionMapper(make_subst_func({f"{v}q{d}": var(f"{v}c{d}") for d in inner}))
+        copies, copy_temps = async_copy(
+            v, form, src=[to_c(b) for b in buf], ok=to_c(in_buffer),
+            dst=to_c(at(0, 0, (lead, *[0] * (n - 1)))),
+            dst_shape=(geo.input_ring, *geo.loaded[1:]), depends_on=after,
+            within=hw | steps | {f"{v}c{d}" for d in inner}, steps=steps | hw,
+            run=preds(runs[-1]))
+        insns += copies
+        temps += copy_temps
         # level 0's registers are read from the ring, where the copy landed ``lead`` steps ago
+        # after the step's commit: every copy of the step issued first (as in the hand-written
+        # form), no dependency on the ring itself (that would make loopy add a barrier)
         insns.append(lp.Assignment(
-            mine(0, 0), at(0, 0), id=f"{v}load", depends_on=after, within_inames=within,
-            predicates=preds(runs[0])))
+            mine(0, 0), at(0, 0), id=f"{v}load", depends_on=after | {f"{v}copy_commit"},
+            within_inames=within, predicates=preds(runs[0])))
     else:
         insns.append(lp.Assignment(
             mine(0, 0, lead), prim.If(in_buffer, var(form.input)[tuple(buf)], 0),
@@ -256,6 +267,10 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     if geo.copy == "async":  # the step barrier waits for the copies of ``lead − 1`` steps ago
         insns = [i.copy(depends_on=i.depends_on | {f"{v}copy_wait"})
                  if i.id == f"{v}bar_step" else i for i in insns]
+        # the copy writes a ring slot no instruction of its step touches (the step barrier
+        # orders it): loopy is told not to sync it with them
+        insns = [i.copy(no_sync_with=i.no_sync_with | {(f"{v}copy", "any")})
+                 if i.id != f"{v}copy" else i for i in insns]
     t = blocked_kernel(knl, domains, insns, args, temps, temporaries)
     if geo.copy == "async":
         entry = t.default_entrypoint
@@ -269,7 +284,8 @@ def stream_program(form: TemporalForm, geo: Geometry) -> lp.TranslationUnit:
     # step loop), which loopy's bounds check does not follow; the tests read NaN pads
     t = lp.set_options(t, enforce_array_accesses_within_bounds="no_check")
     t = lp.tag_inames(t, hardware_tags(geo, v))
-    t = lp.tag_inames(t, {f"{v}{c}{d}": "unr" for d in inner for c in "qh"})
+    t = lp.tag_inames(t, {f"{v}{c}{d}": "unr" for d in inner
+                          for c in ("qhc" if geo.copy == "async" else "qh")})
     t = lp.tag_inames(t, {f"{v}ti": "unr"})
     return lp.prioritize_loops(t, ",".join([f"{v}to", f"{v}ti"] +
                                            [f"{v}q{d}" for d in inner]))
@@ -302,21 +318,31 @@ def _flat(index: Sequence[Any], strides: Sequence[Any]) -> Any:
 
 def async_copy(v: str, form: TemporalForm, *, src: Sequence[Any], ok: Any, dst: Any,
                dst_shape: Sequence[int], depends_on: frozenset[str], within: frozenset[str],
-               steps: frozenset[str], run: frozenset[Any]) -> list[Any]:
+               steps: frozenset[str], run: frozenset[Any]) -> tuple[list[Any], list[Any]]:
     """The copy of one owned point's input into level 0's ring (C code: loopy has no
-    instruction for it), the step's commit after its copies, and the wait before the next
-    step's barrier."""
+    instruction for it; its offsets and condition in private scalars assigned just before it),
+    the step's commit after its copies, and the wait before the next step's barrier.
+    Returns (instructions, temporaries)."""
     strides = [tag.stride for tag in form.kernel.arg_dict[form.input].dim_tags]
     dst_strides = [int(np.prod(dst_shape[d + 1:])) for d in range(len(dst_shape))]
-    flags = get_dependencies(ok) - within if ok is not True else frozenset()  # not inames
-    copy = lp.CInstruction(
-        [(f"{v}cp_dst", _flat(dst.index_tuple, dst_strides)),
-         (f"{v}cp_src", _flat(list(src), strides)), (f"{v}cp_ok", 1 if ok is True else ok)],
-        f"GENCL_COPY(&{dst.aggregate.name}[{v}cp_dst], {form.input}, {v}cp_src, {v}cp_ok);",
-        read_variables=frozenset({form.input, *flags}), assignees=(dst,), id=f"{v}copy",
-        depends_on=depends_on, within_inames=within, predicates=run)
-    commit = lp.CInstruction((), "GENCL_COPY_COMMIT();", id=f"{v}copy_commit",
-                             depends_on=frozenset({f"{v}copy"}), within_inames=steps)
-    wait = lp.CInstruction((), "GENCL_COPY_WAIT();", id=f"{v}copy_wait", within_inames=steps)
-    return [copy, commit, wait]
+    names = {"dst": f"{v}cp_dst", "src": f"{v}cp_src", "ok": f"{v}cp_ok"}
+    values = {"dst": _flat(dst.index_tuple, dst_strides), "src": _flat(list(src), strides),
+              "ok": 1 if ok is True else ok}
+    temps = [lp.TemporaryVariable(name, np.int32, shape=(),
+                                  address_space=lp.AddressSpace.PRIVATE)
+             for name in names.values()]
+    insns: list[Any] = [
+        lp.Assignment(prim.Variable(names[key]), values[key], id=names[key],
+                      depends_on=depends_on, within_inames=within, predicates=run)
+        for key in names]
+    insns.append(lp.CInstruction(
+        (), f"GENCL_COPY(&{dst.aggregate.name}[{names['dst']}], {form.input}, {names['src']}, "
+        f"{names['ok']});", read_variables=frozenset({form.input, *names.values()}),
+        assignees=(dst,), id=f"{v}copy", depends_on=frozenset(names.values()),
+        within_inames=within, predicates=run))
+    insns.append(lp.CInstruction((), "GENCL_COPY_COMMIT();", id=f"{v}copy_commit",
+                                 depends_on=frozenset({f"{v}copy"}), within_inames=steps))
+    insns.append(lp.CInstruction((), "GENCL_COPY_WAIT();", id=f"{v}copy_wait",
+                                 within_inames=steps))
+    return insns, temps
 
