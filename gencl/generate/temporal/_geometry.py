@@ -27,7 +27,9 @@ LEAD = 1
 #: cost. Measured on the H200 (2026-11-23, laplace3d 512³, k = 2, group 64×8, points 1×2×171):
 #: the register form 259 µs per sweep, 179 with its loads removed (timing only: the loads'
 #: latency was the largest cost) and 236 with its barriers removed; a hand-written form of this
-#: pipeline 230 µs at 40 registers, the generated one 264 µs at 64 (two groups per SM, not three)
+#: pipeline 230 µs at 40 registers; the generated one, copies issued first in a step and the
+#: shared address a 32-bit sum (``async_copy_preamble``), 253 µs at 48 (two groups per SM, not
+#: three), and 235 µs at points 1×3×128
 ASYNC_LEAD = 2
 
 
