@@ -13,6 +13,13 @@ and operations per load instruction (FLOP per fetched float or float4). A curve 
 largest ratio (or rising from the smallest) has no balance inside the sweep: the analysis says so
 and reports no number. ``rise_ratio`` is where time first exceeds the flat level by 10 %, the
 point seed 004 reads off its plots.
+
+The corner between the two regimes is round, not sharp: memory and arithmetic overlap only in
+part. ``fit_overlap`` fits ``t(ρ) = (T_mem^p + (k·ρ)^p)^(1/p)`` (T_mem, k and p together, least
+squares in log time): p → ∞ is the sharp max(), p = 1 no overlap at all. The exponent per type
+(scalar ``float``, vector-typed the widest ``floatW``) is what the model combines its concurrent
+terms with (``gencl.model._predict``); a curve the form does not fit (log-time residual above
+``OVERLAP_MAX_RMS``) reports no exponent.
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ from gencl.characterize._registry import AnalysisResult, Characteristic, analysi
 
 #: rise over the flat part that counts as "time starts rising"
 RISE = 1.10
+#: an overlap fit whose RMS log-time residual exceeds this (≈ 10 %) describes another curve
+OVERLAP_MAX_RMS = 0.1
 
 
 @dataclass(frozen=True)
@@ -83,6 +92,41 @@ def fit_balance(ratios: Sequence[float], times: Sequence[float]) -> Balance:
     rss, log_t, log_k = best
     return Balance(float(np.exp(log_t)), float(np.exp(log_k)), float(np.sqrt(rss / len(lx))),
                    float(x.min()), float(x.max()))
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """``t(ρ) = (t_mem^exponent + (slope·ρ)^exponent)^(1/exponent)`` and its log-time residual."""
+
+    t_mem: float
+    slope: float
+    exponent: float
+    rms_log_error: float
+
+    def predict(self, ratios: Sequence[float]) -> np.ndarray:
+        p = self.exponent
+        return (self.t_mem ** p + (self.slope * np.asarray(ratios, float)) ** p) ** (1 / p)
+
+
+def fit_overlap(ratios: Sequence[float], times: Sequence[float], start: Balance) -> Overlap:
+    """Least squares in log time over (log T_mem, log k, log p), from *start*'s asymptotes and
+    p = 2; p is kept within [1, 64] (64 is a max() for every purpose)."""
+    from scipy.optimize import least_squares
+
+    x, y = np.asarray(ratios, float), np.asarray(times, float)
+    keep = np.isfinite(y) & (y > 0) & (x > 0)
+    lx, ly = np.log(x[keep]), np.log(y[keep])
+
+    def residual(q: np.ndarray) -> np.ndarray:
+        log_t, log_k, log_p = q
+        p = np.exp(log_p)
+        return np.logaddexp(p * log_t, p * (log_k + lx)) / p - ly
+
+    fit = least_squares(residual, [np.log(start.t_mem), np.log(start.slope), np.log(2.0)],
+                        bounds=([-np.inf, -np.inf, 0.0], [np.inf, np.inf, np.log(64.0)]))
+    log_t, log_k, log_p = fit.x
+    return Overlap(float(np.exp(log_t)), float(np.exp(log_k)), float(np.exp(log_p)),
+                   float(np.sqrt(np.mean(fit.fun ** 2))))
 
 
 def rise_ratio(ratios: Sequence[float], times: Sequence[float], t_mem: float) -> float | None:
@@ -154,6 +198,7 @@ def analyze_alu_fetch(records: Sequence[Mapping[str, Any]], device: Mapping[str,
 
     balance: dict[str, Any] = {}
     fits: dict[str, Balance] = {}
+    overlaps: dict[str, tuple[Overlap, tuple[str, ...]]] = {}
     notes: list[str] = []
     ids: list[str] = []
     for label, by_ratio in groups.items():
@@ -165,6 +210,10 @@ def analyze_alu_fetch(records: Sequence[Mapping[str, Any]], device: Mapping[str,
         fits[label] = fit
         if value is not None:
             balance[label] = value
+            ratios_run = sorted(by_ratio)
+            overlaps[label] = (fit_overlap(
+                ratios_run, [float(by_ratio[r]["median_s"]) for r in ratios_run], fit),
+                tuple(by_ratio[r]["variant_id"] for r in ratios_run))
         if note:
             notes.append(note)
     chars = []
@@ -177,6 +226,7 @@ def analyze_alu_fetch(records: Sequence[Mapping[str, Any]], device: Mapping[str,
                    "loaded or stored (roofline ridge); ops_per_load: FLOP per load instruction "
                    "(float or float4); rise_ratio: first ratio 10 % above the flat time",
             variants=tuple(ids)))
+    chars += _overlap_exponents(overlaps, notes)
 
     ratios = sorted({ratio for runs in groups.values() for ratio in runs})
     def line(label: str, fn) -> list[float | None]:
@@ -188,6 +238,10 @@ def analyze_alu_fetch(records: Sequence[Mapping[str, Any]], device: Mapping[str,
         time_y[label] = line(label, lambda r: float(r["median_s"]))
         if label in fits:
             time_y[f"{label} fit max(T, k·ρ)"] = [float(v) for v in fits[label].predict(ratios)]
+        if label in overlaps:
+            curve = overlaps[label][0]
+            time_y[f"{label} fit overlap p={curve.exponent:.2f}"] = [
+                float(v) for v in curve.predict(ratios)]
     series: dict[str, Any] = {
         "alu_fetch_time_vs_ratio": {
             "title": f"Time vs ALU:fetch ratio ({inputs} inputs, seed 004 Fig. 7)",
@@ -205,3 +259,28 @@ def analyze_alu_fetch(records: Sequence[Mapping[str, Any]], device: Mapping[str,
             "xlabel": "ALU:fetch ratio", "ylabel": "B/s", "xscale": "log", "yscale": "log"},
     }
     return AnalysisResult(tuple(chars), series, tuple(notes))
+
+
+def _overlap_exponents(overlaps: Mapping[str, tuple[Overlap, tuple[str, ...]]],
+                       notes: list[str]) -> list[Characteristic]:
+    """``overlap_scalar_exponent`` (float) and ``overlap_vector_exponent`` (the widest floatW
+    fitted) where the overlap form fits the curve."""
+    wanted = {"overlap_scalar_exponent": [lb for lb in overlaps if lb == "float"],
+              "overlap_vector_exponent": sorted((lb for lb in overlaps if lb != "float"),
+                                                key=lambda lb: int(lb[5:]))[-1:]}
+    chars = []
+    for key, labels in wanted.items():
+        for label in labels:
+            fit, ids = overlaps[label]
+            if fit.rms_log_error > OVERLAP_MAX_RMS:
+                notes.append(f"{label}: t = (T^p + (k·ρ)^p)^(1/p) does not fit (RMS log-time "
+                             f"residual {fit.rms_log_error:.2f} > {OVERLAP_MAX_RMS}); no {key}")
+                continue
+            chars.append(Characteristic(
+                key, fit.exponent, "",
+                method=f"{label}: t = (T_mem^p + (k·ρ)^p)^(1/p) over the swept ALU:fetch ratios, "
+                       f"T_mem, k and p fitted together in log time (RMS residual "
+                       f"{fit.rms_log_error:.3f}); p → ∞: memory and arithmetic overlap fully "
+                       "(max), p = 1: not at all (sum)",
+                variants=ids))
+    return chars

@@ -11,6 +11,7 @@ to a nominal value derived from the OpenCL device description when the profile l
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +62,10 @@ class ModelParams:
     int_vector_ops: float = 0.0
     registers_per_cu: int = 0  # 32-bit registers one compute unit holds (0: no limit known)
     cache_level_bytes: tuple[int, ...] = ()  # measured cache levels, smallest first
+    # how the concurrent terms combine: (Σ termᵖ)^(1/p), scalar and vector-typed code (alu_fetch's
+    # overlap fit); ∞ where not measured: the slowest term alone (a roofline's max)
+    overlap_scalar_exponent: float = math.inf
+    overlap_vector_exponent: float = math.inf
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -123,6 +128,11 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         sources[f"{key} (vector)"] = "measured" if value is not None else "nominal"
         return value if value is not None else scalar_rate
 
+    def exponent(key: str) -> float:
+        value = _num(summary, key)
+        sources[key] = "measured" if value is not None else "nominal"
+        return value if value is not None else math.inf
+
     registers = int(device.get("registers_per_block") or 0)
     # the driver's figure (NVIDIA's device attribute), not a benchmark's; a CPU has no such limit
     sources["registers_per_block"] = "n/a" if not is_gpu else (
@@ -165,6 +175,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         # NVIDIA reports its register file per block (= per SM); a CPU keeps no such limit
         registers_per_cu=registers if is_gpu else 0,
         cache_level_bytes=tuple(sorted(s for s in sizes if s > 0)),
+        overlap_scalar_exponent=exponent("overlap_scalar_exponent"),
+        overlap_vector_exponent=exponent("overlap_vector_exponent"),
         sources=sources,
     )
 

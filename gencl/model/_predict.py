@@ -1,13 +1,17 @@
 """Predicted time of a variant from its statistics and the device's measured characteristics.
 
-time = max(compute, DRAM bandwidth, cache requests, memory latency, local memory,
-           work-group dispatch) / load balance + barriers
+time = ‖compute, DRAM bandwidth, cache requests, memory latency, local memory,
+        work-group dispatch‖ₚ / load balance + barriers
 
 (the kernel's execution time, START→END as the engine measures it: the launch overhead is a term
 shown beside it, not added)
 
 The terms are throughputs of different units that run concurrently, so the slowest one sets the
-time (a roofline with one roof per unit); barriers stall every unit and add.
+time (a roofline with one roof per unit); barriers stall every unit and add. Units overlap only
+in part, so the terms combine as a p-norm, ‖t‖ₚ = (Σ tᵢᵖ)^(1/p): two equal terms cost 2^(1/p)
+times one. p is the device's measured overlap of memory and arithmetic (the alu_fetch
+benchmark's rounded corner, ``overlap_scalar_exponent`` for scalar code and
+``overlap_vector_exponent`` for vector-typed code); where the profile lacks it, p = ∞, the max.
 
 - compute: per instruction type, lane operations over the measured throughput of that type
   (loopy counts mul and add apart; a mul/add pair is one multiply-add), slowed below the ridge
@@ -217,7 +221,9 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         0.0, p.barrier_group_s + p.barrier_item_s * stats.group_size) / p.compute_units
     divergence = 1.0 - 0.5 * stats.divergent_fraction
     t_compute /= divergence
-    body = max(t_compute, t_bw, t_req, t_lat, t_local, t_dispatch) / balance + t_sync
+    exponent = p.overlap_vector_exponent if vectorized(stats) else p.overlap_scalar_exponent
+    body = overlap((t_compute, t_bw, t_req, t_lat, t_local, t_dispatch), exponent) / balance \
+        + t_sync
     time_s = body
     terms = {"compute": t_compute, "memory_bandwidth": t_bw, "cache_requests": t_req,
              "memory_latency": t_lat, "local_memory": t_local, "dispatch": t_dispatch,
@@ -230,6 +236,15 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful, local_eff)
     return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30),
                       steps=steps)
+
+
+def overlap(terms: tuple[float, ...], exponent: float) -> float:
+    """(Σ tᵢᵖ)^(1/p) of concurrent terms (p = ∞: the largest alone). Scaled by the largest term
+    first, so no power overflows."""
+    top = max(terms)
+    if math.isinf(exponent) or top <= 0.0:
+        return top
+    return top * sum((t / top) ** exponent for t in terms) ** (1.0 / exponent)
 
 
 def _bank_efficiency(stats: KernelStats, p: ModelParams) -> float:

@@ -60,6 +60,9 @@ MEASURED_KEYS: dict[str, str] = {
     "barrier_phase_s_per_item": "s/item",
     "barrier_phase_cycles": "cycles",
     "barrier_phase_cycles_per_item": "cycles/item",
+    # how far memory and arithmetic overlap (alu_fetch: t = (T^p + (kρ)^p)^(1/p), p → ∞ fully)
+    "overlap_scalar_exponent": "",
+    "overlap_vector_exponent": "",
 }
 
 #: Every key of summary.json, in order.

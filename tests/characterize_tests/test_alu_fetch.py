@@ -84,3 +84,45 @@ def test_series_are_plotted_in_the_alu_fetch_section():
     series = get_analysis("alu_fetch")(records(1, 4e12, 60e12), DEVICE, None).series
     for name, s in series.items():
         assert plottable(s) and section_of(name, "alu_fetch") == "alu_fetch", name
+
+
+def test_overlap_exponent_per_type():
+    # a rounded corner t = (T^p + (kρ)^p)^(1/p): scalar p = 2, vector-typed p = 4, recovered
+    bw, peak = 4e12, 60e12
+    recs = records(1, bw, peak, smooth=2, noise=0.005) + records(
+        4, bw, 1.6 * peak, smooth=4, noise=0.005, seed=1)
+    result = get_analysis("alu_fetch")(recs, DEVICE, None)
+    chars = {c.name: c for c in result.characteristics}
+    assert chars["overlap_scalar_exponent"].value == pytest.approx(2.0, rel=0.1)
+    assert chars["overlap_vector_exponent"].value == pytest.approx(4.0, rel=0.15)
+    assert chars["overlap_scalar_exponent"].variants  # traceable to the runs it was fitted on
+    assert any(k.startswith("float fit overlap p=") for k in result.series[
+        "alu_fetch_time_vs_ratio"]["y"])
+
+
+def test_a_sharp_corner_is_a_large_exponent():
+    result = get_analysis("alu_fetch")(records(1, 4e12, 60e12, noise=0.002), DEVICE, None)
+    assert {c.name: c.value for c in result.characteristics}["overlap_scalar_exponent"] > 8
+
+
+def test_a_curve_the_overlap_form_does_not_fit_reports_no_exponent():
+    # the crossing is found, but ±40 % scatter is not a rounded roofline: no exponent, a note
+    recs = records(1, 4e12, 60e12, noise=0.4, seed=3)
+    result = get_analysis("alu_fetch")(recs, DEVICE, None)
+    names = {c.name for c in result.characteristics}
+    if "alu_fetch_balance" in names:
+        assert "overlap_scalar_exponent" not in names
+        assert any("does not fit" in n for n in result.notes)
+    else:  # the scatter hid the crossing itself: no balance, so no overlap fit either
+        assert not names
+
+
+def test_fit_overlap_exact():
+    from gencl.characterize.alu_fetch import fit_overlap
+
+    r = np.array([0.25, 0.5, 1, 2, 4, 8, 16, 32, 64])
+    t = (1.0 + (r / 5) ** 3) ** (1 / 3)
+    fit = fit_overlap(r, t, fit_balance(r, t))
+    assert fit.exponent == pytest.approx(3.0, rel=1e-3)
+    assert fit.t_mem == pytest.approx(1.0, rel=1e-3) and fit.slope == pytest.approx(0.2, rel=1e-3)
+    assert fit.rms_log_error < 1e-6

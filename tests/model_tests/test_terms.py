@@ -124,3 +124,31 @@ def test_model_counts_requests_as_the_benchmark_that_measures_their_rate(stride,
     exact = instruction_lines(np.arange(32) * stride * e, e, 128)
     a = Access("a", "global", "load", 4, width, 32 * width, stride * width)
     assert cache_requests(a, _stats(a, items=32), params_from({}, GPU)) == exact
+
+
+def test_concurrent_terms_combine_by_the_measured_overlap_exponent():
+    from gencl.model._predict import overlap
+
+    assert overlap((3.0, 4.0), 2.0) == pytest.approx(5.0)
+    assert overlap((3.0, 4.0), float("inf")) == 4.0
+    assert overlap((1.0, 1.0, 0.0), 1.0) == pytest.approx(2.0)
+    assert overlap((1e300, 1e300), 4.0) == pytest.approx(1e300 * 2 ** 0.25)  # no overflow
+    # a memory-bound kernel whose cache requests take as long as its DRAM traffic: max() says
+    # one term, the measured p = 2 says √2 times it; a profile without the exponent keeps max()
+    a = Access("a", "global", "load", 4, 1, 2**22, 1)
+    stats = KernelStats(2**22, 256, 2**14, {}, (a,), {"a": 4 * 2**22}, 0.0, 0.0,
+                        local_size=(256,))
+    base = {"copy_bw_Bps": 1e12, "group_dispatch_s": 1e-15, "global_latency_cycles": 1.0}
+    nominal = params_from(base, GPU)
+    t_bw = 4 * 2**22 / 1e12
+    rate = cache_requests(a, stats, nominal) / t_bw  # the request term equal to the DRAM one
+    plain = predict(stats, params_from({**base, "cache_requests_per_s": rate}, GPU))
+    measured = params_from({**base, "cache_requests_per_s": rate,
+                            "overlap_scalar_exponent": 2.0, "overlap_vector_exponent": 8.0}, GPU)
+    assert nominal.sources["overlap_scalar_exponent"] == "nominal"
+    assert measured.sources["overlap_scalar_exponent"] == "measured"
+    rest = sorted(plain.terms[k] for k in ("compute", "memory_latency", "local_memory",
+                                           "dispatch"))
+    assert plain.time_s == pytest.approx(t_bw)
+    assert predict(stats, measured).time_s == pytest.approx(
+        (2 * t_bw ** 2 + sum(t ** 2 for t in rest)) ** 0.5)
