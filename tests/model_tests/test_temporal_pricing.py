@@ -115,3 +115,18 @@ def test_the_guided_sampler_ranks_points_by_predicted_time_per_sweep():
         _, pred = explain(spec, point, {"n": 64}, p)
         assert predicted[params_key(space.encode(point))] == pytest.approx(
             pred.time_per_sweep_s)
+
+
+def test_the_latency_term_uses_the_bytes_a_temporal_launch_keeps_in_flight():
+    # Little's law: twice the bytes in flight per work item, half the latency-bound time
+    p, n, k = params_from(PROFILE, GPU), 8192, 4
+    stats, traffic = _stats(32, n), tile_traffic_2d(32, k, n)
+    one = predict(stats, p, steps=k, flops_per_update=FLOPS,
+                  traffic={**traffic, "global_bytes_in_flight_per_item": 8.0})
+    two = predict(stats, p, steps=k, flops_per_update=FLOPS,
+                  traffic={**traffic, "global_bytes_in_flight_per_item": 16.0})
+    assert one.terms["memory_latency"] == pytest.approx(2 * two.terms["memory_latency"])
+    lat = p.global_latency_s
+    assert two.terms["memory_latency"] == pytest.approx(
+        (traffic["global_read_bytes"] + traffic["global_write_bytes"]) * lat
+        / (16.0 * p.compute_units * min(stats.work_items / p.compute_units, 2048)))

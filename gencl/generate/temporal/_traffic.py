@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gencl.generate.temporal._form import TemporalForm
-from gencl.generate.temporal._geometry import geometry
+from gencl.generate.temporal._geometry import Geometry, geometry
 from gencl.generate.temporal._program import local_bytes
 
 
@@ -105,6 +105,17 @@ def _axis_sum(groups: int, span: int, count: Callable[[int], int]) -> int:
     return sum(count(g) for g in range(groups)) if span > 0 else 0
 
 
+def bytes_in_flight(geo: Geometry, itemsize: int, operand_reads: int) -> int:
+    """Global bytes one work item has outstanding at once (the concurrency of Little's law,
+    which loopy's per-site counts cannot see: an asynchronous copy is C code to it). The stream
+    scheme keeps ``lead`` planes of its input in flight (two with asynchronous copies, which
+    hold no register) beside one step's read-only operands and stores; the tile scheme issues
+    its whole tile (with the operands) before the first barrier, and stores it at the end."""
+    per_step = geo.per_item
+    input_planes = geo.lead if geo.scheme == "stream" else 1
+    return itemsize * per_step * (input_planes + operand_reads + 1)
+
+
 def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequence[int],
                  points: Sequence[int], sizes: Mapping[str, int]) -> dict[str, float]:
     """Per launch at *sizes*: what the blocked program of these values moves and computes.
@@ -115,7 +126,8 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
     work included), ``local_read_bytes``/``local_write_bytes`` (``__local`` tile or ring
     accesses), ``barriers_per_group``, ``groups``, ``local_bytes`` (per group) and
     ``compulsory_bytes`` (the input and the read-only arrays read once, the output written once
-    per launch).
+    per launch) and, for the GPU schemes, ``global_bytes_in_flight_per_item``
+    (``bytes_in_flight``).
     """
     import pymbolic
 
@@ -232,6 +244,9 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
             "local_write_bytes": size * (loaded + sum(worked[1:k])),
             "barriers_per_group": geo.steps,
         }
+    if scheme != "strip":
+        out["global_bytes_in_flight_per_item"] = bytes_in_flight(
+            geo, size, register_reads + other_reads)
     interior = math.prod(ext)
     out.update({
         "global_write_bytes": size * interior,
