@@ -39,9 +39,8 @@ A temporally blocked launch (k sweeps) is priced from what its transform reports
 (``copy_bw_Bps``), compute from its point updates, redundant halo work included, × flops per
 update at the compute rate (``sp_madd_peak_flops``, float64: ``dp_peak_flops``), local memory from
 its local bytes (``local_bw_Bps``) and barriers from its barriers per work-group
-(``barrier_phase_s`` + ``barrier_phase_s_per_item`` × group size) and the memory latency
-term from the bytes its work items keep in flight (a stream's planes loaded ahead, copies
-loopy does not see included); nominal values where the
+(``barrier_phase_s`` + ``barrier_phase_s_per_item`` × group size), and its asynchronous
+copies join the bytes in flight of the latency term; nominal values where the
 profile lacks a number, as for any variant. ``Prediction.time_s`` is per launch (what is
 measured), ``time_per_sweep_s`` per sweep (what the tuner compares).
 
@@ -206,11 +205,10 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     requests = sum(cache_requests(a, stats, p) for a in stats.accesses if a.space == "global")
     t_req = requests / p.cache_requests_per_s
     # Little's law on DRAM: bytes in flight = one access of each site per resident work item,
-    # or what a temporal launch's transform says its work items keep in flight
-    per_item = traffic.get("global_bytes_in_flight_per_item") if traffic else None
-    if per_item is None:
-        per_item = sum(a.itemsize * (1 if a.per_lane else a.vec_width) for a in stats.accesses
-                       if a.space == "global")
+    # plus the asynchronous copies a temporal launch keeps in flight (loopy does not see them)
+    per_item = sum(a.itemsize * (1 if a.per_lane else a.vec_width) for a in stats.accesses
+                   if a.space == "global")
+    per_item += (traffic or {}).get("copy_bytes_in_flight_per_item", 0.0)
     in_flight = conc * p.compute_units * per_item
     t_lat = dram * p.global_latency_s / in_flight if in_flight else 0.0
     local = sum(a.bytes for a in stats.accesses if a.space == "local")

@@ -4,6 +4,7 @@ large one; without traffic a launch of k sweeps is priced as before, per sweep."
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -117,16 +118,16 @@ def test_the_guided_sampler_ranks_points_by_predicted_time_per_sweep():
             pred.time_per_sweep_s)
 
 
-def test_the_latency_term_uses_the_bytes_a_temporal_launch_keeps_in_flight():
-    # Little's law: twice the bytes in flight per work item, half the latency-bound time
+def test_asynchronous_copies_join_the_bytes_in_flight_of_the_latency_term():
+    # Little's law: the latency-bound time is DRAM bytes × latency / bytes in flight; copies
+    # loopy does not see add to its sites' bytes (here a single 4-byte global load per item)
+    from gencl.model import Access
+
     p, n, k = params_from(PROFILE, GPU), 8192, 4
-    stats, traffic = _stats(32, n), tile_traffic_2d(32, k, n)
-    one = predict(stats, p, steps=k, flops_per_update=FLOPS,
-                  traffic={**traffic, "global_bytes_in_flight_per_item": 8.0})
-    two = predict(stats, p, steps=k, flops_per_update=FLOPS,
-                  traffic={**traffic, "global_bytes_in_flight_per_item": 16.0})
-    assert one.terms["memory_latency"] == pytest.approx(2 * two.terms["memory_latency"])
-    lat = p.global_latency_s
-    assert two.terms["memory_latency"] == pytest.approx(
-        (traffic["global_read_bytes"] + traffic["global_write_bytes"]) * lat
-        / (16.0 * p.compute_units * min(stats.work_items / p.compute_units, 2048)))
+    load = Access("u", "global", "load", 4, 1, float(n * n), 1)
+    stats = dataclasses.replace(_stats(32, n), accesses=(load,))
+    traffic = tile_traffic_2d(32, k, n)
+    plain = predict(stats, p, steps=k, traffic=traffic, flops_per_update=FLOPS)
+    copies = predict(stats, p, steps=k, flops_per_update=FLOPS,
+                     traffic={**traffic, "copy_bytes_in_flight_per_item": 12.0})
+    assert plain.terms["memory_latency"] == pytest.approx(4 * copies.terms["memory_latency"])

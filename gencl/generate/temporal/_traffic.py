@@ -105,15 +105,10 @@ def _axis_sum(groups: int, span: int, count: Callable[[int], int]) -> int:
     return sum(count(g) for g in range(groups)) if span > 0 else 0
 
 
-def bytes_in_flight(geo: Geometry, itemsize: int, operand_reads: int) -> int:
-    """Global bytes one work item has outstanding at once (the concurrency of Little's law,
-    which loopy's per-site counts cannot see: an asynchronous copy is C code to it). The stream
-    scheme keeps ``lead`` planes of its input in flight (two with asynchronous copies, which
-    hold no register) beside one step's read-only operands and stores; the tile scheme issues
-    its whole tile (with the operands) before the first barrier, and stores it at the end."""
-    per_step = geo.per_item
-    input_planes = geo.lead if geo.scheme == "stream" else 1
-    return itemsize * per_step * (input_planes + operand_reads + 1)
+def copy_bytes_in_flight(geo: Geometry, itemsize: int) -> int:
+    """Global bytes one work item keeps in flight through asynchronous copies (``lead`` planes
+    of its points): C code to loopy, so its counts miss them, and Little's law needs them."""
+    return itemsize * geo.per_item * geo.lead if geo.copy == "async" else 0
 
 
 def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequence[int],
@@ -126,8 +121,8 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
     work included), ``local_read_bytes``/``local_write_bytes`` (``__local`` tile or ring
     accesses), ``barriers_per_group``, ``groups``, ``local_bytes`` (per group) and
     ``compulsory_bytes`` (the input and the read-only arrays read once, the output written once
-    per launch) and, for the GPU schemes, ``global_bytes_in_flight_per_item``
-    (``bytes_in_flight``).
+    per launch) and, with asynchronous copies, ``copy_bytes_in_flight_per_item``
+    (``copy_bytes_in_flight``).
     """
     import pymbolic
 
@@ -244,9 +239,8 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
             "local_write_bytes": size * (loaded + sum(worked[1:k])),
             "barriers_per_group": geo.steps,
         }
-    if scheme != "strip":
-        out["global_bytes_in_flight_per_item"] = bytes_in_flight(
-            geo, size, register_reads + other_reads)
+    if geo.copy == "async":
+        out["copy_bytes_in_flight_per_item"] = copy_bytes_in_flight(geo, size)
     interior = math.prod(ext)
     out.update({
         "global_write_bytes": size * interior,
