@@ -128,11 +128,6 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         sources[f"{key} (vector)"] = "measured" if value is not None else "nominal"
         return value if value is not None else scalar_rate
 
-    def exponent(key: str) -> float:
-        value = _num(summary, key)
-        sources[key] = "measured" if value is not None else "nominal"
-        return value if value is not None else math.inf
-
     registers = int(device.get("registers_per_block") or 0)
     # the driver's figure (NVIDIA's device attribute), not a benchmark's; a CPU has no such limit
     sources["registers_per_block"] = "n/a" if not is_gpu else (
@@ -175,8 +170,9 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         # NVIDIA reports its register file per block (= per SM); a CPU keeps no such limit
         registers_per_cu=registers if is_gpu else 0,
         cache_level_bytes=tuple(sorted(s for s in sizes if s > 0)),
-        overlap_scalar_exponent=exponent("overlap_scalar_exponent"),
-        overlap_vector_exponent=exponent("overlap_vector_exponent"),
+        # nominal: no overlap measured, the slowest term alone
+        overlap_scalar_exponent=get("overlap_scalar_exponent", math.inf),
+        overlap_vector_exponent=get("overlap_vector_exponent", math.inf),
         sources=sources,
     )
 

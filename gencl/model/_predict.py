@@ -206,8 +206,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     t_req = requests / p.cache_requests_per_s
     # Little's law on DRAM: bytes in flight = one access of each site per resident work item,
     # plus the asynchronous copies a temporal launch keeps in flight (loopy does not see them)
-    per_item = sum(a.itemsize * (1 if a.per_lane else a.vec_width) for a in stats.accesses
-                   if a.space == "global")
+    per_item = float(sum(a.itemsize * (1 if a.per_lane else a.vec_width)
+                         for a in stats.accesses if a.space == "global"))
     per_item += (traffic or {}).get("copy_bytes_in_flight_per_item", 0.0)
     in_flight = conc * p.compute_units * per_item
     t_lat = dram * p.global_latency_s / in_flight if in_flight else 0.0
