@@ -202,7 +202,9 @@ def analyze_alu_fetch(records: Sequence[Mapping[str, Any]], device: Mapping[str,
     notes: list[str] = []
     ids: list[str] = []
     for label, by_ratio in groups.items():
-        ids += [r["variant_id"] for r in by_ratio.values()]
+        ratios_run = sorted(by_ratio)
+        label_ids = tuple(by_ratio[r]["variant_id"] for r in ratios_run)
+        ids += label_ids
         if len(by_ratio) < 3:
             notes.append(f"{label}: fewer than 3 ratios ran; no balance fitted")
             continue
@@ -210,10 +212,8 @@ def analyze_alu_fetch(records: Sequence[Mapping[str, Any]], device: Mapping[str,
         fits[label] = fit
         if value is not None:
             balance[label] = value
-            ratios_run = sorted(by_ratio)
             overlaps[label] = (fit_overlap(
-                ratios_run, [float(by_ratio[r]["median_s"]) for r in ratios_run], fit),
-                tuple(by_ratio[r]["variant_id"] for r in ratios_run))
+                ratios_run, [float(by_ratio[r]["median_s"]) for r in ratios_run], fit), label_ids)
         if note:
             notes.append(note)
     chars = []

@@ -108,7 +108,7 @@ def _axis_sum(groups: int, span: int, count: Callable[[int], int]) -> int:
 def copy_bytes_in_flight(geo: Geometry, itemsize: int) -> int:
     """Global bytes one work item keeps in flight through asynchronous copies (``lead`` planes
     of its points): C code to loopy, so its counts miss them, and Little's law needs them."""
-    return itemsize * geo.per_item * geo.lead if geo.copy == "async" else 0
+    return itemsize * geo.per_item * geo.lead
 
 
 def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequence[int],
