@@ -118,6 +118,17 @@ class BenchmarkSpec:
         """Fill a partial point with each axis's first value."""
         return {name: partial.get(name, values[0]) for name, values in self.axes.items()}
 
+    def outside(self, point: Point) -> str | None:
+        """The first axis whose value in *point* is not one of its values (a record measured
+        before a value left the space), or None. A JSON list reads as the tuple it was."""
+        def same(value: Any) -> Any:
+            return tuple(map(same, value)) if isinstance(value, list | tuple) else value
+
+        for name, values in self.axes.items():
+            if name in point and same(point[name]) not in {same(v) for v in values}:
+                return f"{name}={point[name]!r} is not one of {list(values)}"
+        return None
+
     def excluded(self, point: Point, device: Any = None) -> str | None:
         """Why *point* is not in the space (on *device*), or None."""
         for constraint in self.constraints:

@@ -7,7 +7,10 @@ saying so, never a guess.
 
 Given the spec, a record measured before an axis joined the space (a cache older than the
 axis) stands at that axis's first value: the value that keeps the program as it was (a new knob's
-first value is the untransformed program — ``temporal`` "none", one sweep).
+first value is the untransformed program — ``temporal`` "none", one sweep). A record whose
+value of an axis has left the space (a knob value renamed or dropped since it was measured) is
+set aside (``outside``, with the reason): no search can ask for it, and the program it timed is
+not one the spec still builds, so a prediction for it would be compared with another kernel.
 """
 
 from __future__ import annotations
@@ -34,7 +37,13 @@ class ReplayEngine:
         #: are pruned like excluded points instead of replaying as errors
         self.sampled = bool(data.get("sampled", False))
         self._records: dict[str, dict[str, Any]] = {}
+        #: records whose point the spec's space no longer holds: (point, reason)
+        self.outside: list[tuple[dict[str, Any], str]] = []
         for record in data["results"]:
+            reason = spec.outside(record["point"]) if spec is not None else None
+            if reason:
+                self.outside.append((record["point"], reason))
+                continue
             if spec is not None and set(spec.axes) - set(record["point"]):
                 record = {**record, "point": {**spec.complete(record["point"]),
                                               **record["point"]}}

@@ -41,3 +41,20 @@ def test_a_cache_older_than_an_axis_replays_at_its_first_value(cache, tmp_path):
     replay = ReplayEngine(old, spec=spec)
     assert replay.evaluate(spec, point).ok
     assert fixed_from_records(spec, replay.records)[axis] == first
+
+
+def test_a_record_of_a_value_that_left_the_space_is_set_aside(cache, tmp_path):
+    """A record whose knob value the spec no longer has (renamed or dropped since it was
+    measured) timed a program the spec does not build: the replay sets it aside, with the axis
+    and value named, and keeps the rest."""
+    spec = load_spec("copy")
+    axis = list(spec.knobs)[-1]
+    data = json.loads(cache.read_text())
+    data["results"][0]["point"][axis] = "gone"
+    stale = tmp_path / "space.json"
+    stale.write_text(json.dumps(data))
+    replay = ReplayEngine(stale, spec=spec)
+    assert len(replay.records) == len(data["results"]) - 1
+    [(point, reason)] = replay.outside
+    assert point[axis] == "gone" and reason.startswith(f"{axis}='gone' is not one of")
+    assert spec.outside(data["results"][1]["point"]) is None
