@@ -12,6 +12,9 @@ from typing import Any
 from gencl.generate import Variant
 from gencl.generate._cache import cache_dir
 
+#: NVIDIA's build option that prints ptxas's summary (registers, spills) into the build log
+NV_VERBOSE = "-cl-nv-verbose"
+
 
 @dataclass
 class Built:
@@ -53,6 +56,7 @@ def build_program(ctx: Any, device: Any, variant: Variant, options: str,
     path = root / "binaries" / f"{key}.bin" if root else None
     start = time.perf_counter()
     program, from_cache = None, False
+    log_path = path.with_suffix(".log") if path is not None else None
     if path is not None and path.is_file():
         try:
             program = cl.Program(ctx, [device], [path.read_bytes()]).build(options=options)
@@ -69,12 +73,16 @@ def build_program(ctx: Any, device: Any, variant: Variant, options: str,
             raise BuildFailure("build_error", _first_error(str(exc)), str(exc)) from None
     build_s = time.perf_counter() - start
     log = program.get_build_info(device, cl.program_build_info.LOG) or ""
+    if from_cache and log_path is not None and log_path.is_file():
+        # a binary reload prints no compiler summary (registers, spills): the source build's log
+        log = log_path.read_text()
     binary = program.get_info(cl.program_info.BINARIES)[0] or b""
     if path is not None and binary and not from_cache:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{time.time_ns()}.tmp")
-        tmp.write_bytes(binary)
-        tmp.replace(path)
+        for target, data in ((log_path, log.encode()), (path, binary)):
+            tmp = target.with_suffix(f".{time.time_ns()}.tmp")
+            tmp.write_bytes(data)
+            tmp.replace(target)
     try:
         kernel = getattr(program, variant.kernel_name)
     except (AttributeError, cl.Error) as exc:

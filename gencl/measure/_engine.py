@@ -18,7 +18,7 @@ import numpy as np
 from gencl.device import ClockMonitor, DeviceInfo, select_device
 from gencl.generate import Variant
 from gencl.generate.knobs import PAD_ARG
-from gencl.measure._build import Built, BuildFailure, build_program
+from gencl.measure._build import NV_VERBOSE, Built, BuildFailure, build_program
 from gencl.measure._stats import launches_per_sample, summarize
 
 
@@ -164,7 +164,7 @@ class OpenCLEngine(Engine):
             walk on the H200.
         min_repeats: the fewest samples an early stop keeps.
         timeout_s: a launch (or batch) not finished by then is recorded as ``timeout``.
-        build_options: passed to every build (e.g. ``-cl-nv-verbose``).
+        build_options: passed to every build (on NVIDIA always with ``-cl-nv-verbose``).
     """
 
     def __init__(self, device: str | int | None = None, *, repeats: int = 25,
@@ -182,6 +182,10 @@ class OpenCLEngine(Engine):
         self.max_rel_spread = max_rel_spread
         self.max_attempts = max_attempts
         self.timeout_s = timeout_s
+        # NVIDIA's compiler states each kernel's registers and spills only when asked; the model
+        # reads them from the build log kept in every Measurement (gencl.model._registers)
+        if self.info.is_nvidia and NV_VERBOSE not in build_options:
+            build_options = f"{build_options} {NV_VERBOSE}".strip()
         self.build_options = build_options
         self.stop_rel_ci = stop_rel_ci
         self.min_repeats = min_repeats

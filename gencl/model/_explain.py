@@ -13,6 +13,7 @@ from typing import Any
 from gencl.errors import GenclError
 from gencl.model._params import ModelParams
 from gencl.model._predict import Prediction, predict
+from gencl.model._registers import with_build_log
 from gencl.model._stats import KernelStats, variant_stats
 
 
@@ -62,10 +63,26 @@ def _stats_in_worker(args: tuple[Any, dict[str, Any], dict[str, int], int]) -> A
 
 def predict_points(spec: Any, points: Sequence[Mapping[str, Any]],
                    sizes: Sequence[Mapping[str, int]], params: ModelParams, *,
-                   workers: int | None = None, progress: Any = None
+                   workers: int | None = None, progress: Any = None,
+                   build_logs: Sequence[str | None] | None = None
                    ) -> list[Prediction | None]:
     """Predictions for many points (None where loopy cannot count a point), stats in parallel;
-    *progress* is called with the number of points counted so far."""
+    *progress* is called with the number of points counted so far. *build_logs* (one per point,
+    where they were built: a Measurement's ``build_log``) give the compiler's registers and
+    spills in place of the estimate (``gencl.model._registers.with_build_log``)."""
+    stats = points_stats(spec, points, sizes, params, workers=workers, progress=progress)
+    logs = build_logs or [None] * len(points)
+    return [predict_variant(spec, p, z, with_build_log(s, log), params)
+            if isinstance(s, KernelStats) else None
+            for p, z, s, log in zip(points, sizes, stats, logs)]
+
+
+def points_stats(spec: Any, points: Sequence[Mapping[str, Any]],
+                 sizes: Sequence[Mapping[str, int]], params: ModelParams, *,
+                 workers: int | None = None, progress: Any = None
+                 ) -> list[KernelStats | str]:
+    """Statistics of many points, in parallel (a string saying why where loopy cannot count
+    a point)."""
     jobs = [(spec.path or spec, dict(p), dict(s), params.subgroup_size)
             for p, s in zip(points, sizes)]
     workers = workers or int(os.environ.get("GENCL_WORKERS", 0)) or os.cpu_count() or 1
@@ -85,8 +102,7 @@ def predict_points(spec: Any, points: Sequence[Mapping[str, Any]],
                 stats.append(s)
                 if progress:
                     progress(len(stats))
-    return [predict_variant(spec, p, z, s, params) if isinstance(s, KernelStats) else None
-            for p, z, s in zip(points, sizes, stats)]
+    return stats
 
 
 @dataclass(frozen=True)
@@ -133,9 +149,10 @@ def load_results(path: str | os.PathLike) -> dict[str, Any]:
 
 def cache_accuracy(spec: Any, results: Sequence[Mapping[str, Any]], params: ModelParams, *,
                    workers: int | None = None) -> tuple[Accuracy, list[tuple[dict, float, float]]]:
-    """Model accuracy over the ok records of a results file: (accuracy, [(point, pred, meas)])."""
+    """Model accuracy over the ok records of a results file: (accuracy, [(point, pred, meas)]),
+    with the compiler's registers and spills where a record's build log states them."""
     ok = [r for r in results if r.get("status") == "ok" and r.get("median_s")]
     preds = predict_points(spec, [r["point"] for r in ok], [r["sizes"] for r in ok], params,
-                           workers=workers)
+                           workers=workers, build_logs=[r.get("build_log") for r in ok])
     rows = [(r["point"], p.time_s, float(r["median_s"])) for r, p in zip(ok, preds) if p]
     return accuracy([r[1] for r in rows], [r[2] for r in rows]), rows

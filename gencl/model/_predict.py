@@ -22,8 +22,9 @@ benchmark's rounded corner, ``overlap_scalar_exponent`` for scalar code and
 - cache requests: a sub-group instruction is served one cache line (128 B on GPUs) per request:
   a coalesced float access needs one request per 32 lanes, a float16 per lane (four 16-byte
   instructions, lanes 64 B apart) sixteen per instruction, a lane-by-lane access of a vector
-  (loopy's fallback) one instruction per lane and component. The rate is measured
-  (``cache_requests`` benchmark), so data served by caches is not free;
+  (loopy's fallback) one instruction per lane and component; register spills the build log
+  states add theirs (``_registers``). The rate is measured (``cache_requests`` benchmark), so
+  data served by caches is not free;
 - work-group dispatch: starting a work-group costs a fixed time (``workgroup_dispatch``
   benchmark); tiny work-groups make a memory-bound kernel dispatch-bound;
 - barriers: a barrier after a load phase holds its work-group for a time that grows with the
@@ -58,7 +59,7 @@ from typing import Any
 from gencl.model._cache_reuse import dram_bytes as reuse_dram_bytes
 from gencl.model._cache_reuse import live_bytes
 from gencl.model._params import ModelParams
-from gencl.model._registers import resident_items_per_cu
+from gencl.model._registers import resident_items_per_cu, spill_requests
 from gencl.model._stats import Access, KernelStats
 from gencl.model._vector_rate import op_rate, vectorized
 
@@ -203,6 +204,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         dram = useful = traffic["global_read_bytes"] + traffic["global_write_bytes"]
     t_bw = dram / p.dram_bw
     requests = sum(cache_requests(a, stats, p) for a in stats.accesses if a.space == "global")
+    requests += spill_requests(stats, p)  # per-item memory, served by the same L1
     t_req = requests / p.cache_requests_per_s
     # Little's law on DRAM: bytes in flight = one access of each site per resident work item,
     # plus the asynchronous copies a temporal launch keeps in flight (loopy does not see them)

@@ -7,14 +7,21 @@ leaves room for fewer, so fewer loads are in flight (Little's law, the memory-la
 fewer items pass the compute ridge. An item's registers are the program's private temporaries
 (``KernelStats.extra["private_words"]``: register-blocked rows, planes kept along a streamed axis,
 vector temporaries) plus the addresses, indices and loop counters the compiler adds
-(``ADDRESS_WORDS``, nominal: NVIDIA's build log, ``-cl-nv-verbose``, states the true count where
-a measurement recorded it). Beyond ``MAX_REGISTERS_PER_ITEM`` the compiler spills.
+(``ADDRESS_WORDS``, nominal). Beyond ``MAX_REGISTERS_PER_ITEM`` the compiler spills.
+
+Where the variant was built, the compiler's own count replaces the estimate: NVIDIA's build log
+(``-cl-nv-verbose``, which the engine always asks for there and every Measurement keeps) states
+the registers and the bytes of spill stores and loads (``with_build_log``). Spilled values live
+in per-item memory that the L1 serves: each spill access of a sub-group is one line request per
+``request_line_bytes`` it moves (``spill_requests``), priced with the other cache requests.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
+from dataclasses import dataclass
 
 from gencl.model._params import ModelParams
 from gencl.model._stats import KernelStats
@@ -27,6 +34,9 @@ MAX_REGISTERS_PER_ITEM = 255
 
 
 def registers_per_item(stats: KernelStats) -> float:
+    """The compiler's count where the build log gave one, else the estimate."""
+    if "registers" in stats.extra:
+        return float(stats.extra["registers"])
     return float(stats.extra.get("private_words", 0.0)) + ADDRESS_WORDS
 
 
@@ -42,16 +52,44 @@ def resident_items_per_cu(stats: KernelStats, p: ModelParams) -> int:
     return max(group, min(limit, groups * group))
 
 
-def spilled_words(stats: KernelStats) -> float:
-    """Registers per item beyond the per-item limit (spilled to memory)."""
-    return max(0.0, registers_per_item(stats) - MAX_REGISTERS_PER_ITEM)
+def spill_bytes_per_item(stats: KernelStats) -> float:
+    """Bytes one item stores and loads spilling, from the build log (0 without one: which
+    values the compiler spills and how often it reloads them is not estimated)."""
+    return float(stats.extra.get("spill_bytes", 0.0))
 
 
-def registers_from_build_log(log: str) -> tuple[int, int] | None:
-    """(registers, spill store bytes) of the kernel from NVIDIA's ``-cl-nv-verbose`` build log
-    (``ptxas info : Used 40 registers``; ``N bytes spill stores``), None without one."""
+def spill_requests(stats: KernelStats, p: ModelParams) -> float:
+    """Cache-line requests of the spills per launch: a sub-group's 4-byte spill access is one
+    line per ``request_line_bytes`` of its lanes (per-item memory is interleaved by lane)."""
+    return stats.work_items * spill_bytes_per_item(stats) / max(p.request_line_bytes, 1)
+
+
+@dataclass(frozen=True)
+class CompiledResources:
+    """What the compiler says one work item of the kernel uses."""
+
+    registers: int
+    spill_store_bytes: int
+    spill_load_bytes: int
+
+
+def registers_from_build_log(log: str) -> CompiledResources | None:
+    """Registers and spill bytes from NVIDIA's ``-cl-nv-verbose`` build log (``ptxas info :
+    Used 40 registers``; ``N bytes spill stores, M bytes spill loads``), None without one."""
     used = re.search(r"Used (\d+) registers", log or "")
     if not used:
         return None
-    spills = re.search(r"(\d+) bytes spill stores", log)
-    return int(used.group(1)), int(spills.group(1)) if spills else 0
+    stores = re.search(r"(\d+) bytes spill stores", log)
+    loads = re.search(r"(\d+) bytes spill loads", log)
+    return CompiledResources(int(used.group(1)), int(stores.group(1)) if stores else 0,
+                             int(loads.group(1)) if loads else 0)
+
+
+def with_build_log(stats: KernelStats, log: str | None) -> KernelStats:
+    """*stats* with the compiler's registers and spills from *log* (unchanged without them)."""
+    found = registers_from_build_log(log or "")
+    if found is None:
+        return stats
+    return dataclasses.replace(stats, extra={
+        **stats.extra, "registers": found.registers,
+        "spill_bytes": found.spill_store_bytes + found.spill_load_bytes})

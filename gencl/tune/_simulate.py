@@ -21,7 +21,7 @@ import optuna
 
 from gencl._version import __version__
 from gencl.measure._sweeps import time_per_sweep
-from gencl.model import accuracy, calibrated_accuracy, point_key, predict_points
+from gencl.model import accuracy, calibrated_accuracy, point_key
 from gencl.tune._kerneltuner import KT_STRATEGIES, run_kt_strategies
 from gencl.tune._objective import is_fresh
 from gencl.tune._replay import ReplayEngine
@@ -91,14 +91,35 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
     """The model over a measured space, uncalibrated: Spearman ρ, share within ±15 %, the
     measured time of the predicted best over the measured best, the same model corrected by a
     few measured variants, and whether the terms were developed on this kernel.
-    Returns (summary fields, per-record predictions)."""
-    from gencl.model._heldout import heldout_note, model_role
 
-    preds = predict_points(spec, [r["point"] for r in records], [r["sizes"] for r in records],
-                           params, workers=workers)
-    # per sweep, both sides: a launch of k sweeps is compared as k sweeps
-    ok = [(p.time_per_sweep_s, float(time_per_sweep(spec, r) or 0.0), r["point"])
-          for r, p in zip(records, preds) if p and r.get("status") == "ok" and r.get("median_s")]
+    The accuracy uses what a built variant tells: the compiler's registers and spills from the
+    records' build logs (NVIDIA), where they carry one; ``model_before_build`` is the same
+    model without them, as a search sees a point it has not built. Returns (summary fields,
+    per-record predictions before build: what the guided sampler ranks by)."""
+    from gencl.model._heldout import heldout_note, model_role
+    from gencl.model._explain import points_stats, predict_variant
+    from gencl.model._registers import registers_from_build_log, with_build_log
+
+    points, sizes = [r["point"] for r in records], [r["sizes"] for r in records]
+    stats = points_stats(spec, points, sizes, params, workers=workers)
+
+    def predictions(logs: Sequence[str | None]) -> list[Any]:
+        return [predict_variant(spec, p, z, with_build_log(s, log), params)
+                if not isinstance(s, str) else None
+                for p, z, s, log in zip(points, sizes, stats, logs)]
+
+    logs = [r.get("build_log") for r in records]
+    built = sum(registers_from_build_log(log or "") is not None for log in logs)
+    before = predictions([None] * len(records))
+    after = predictions(logs) if built else before
+
+    def scored(preds: Sequence[Any]) -> list[tuple[float, float, Any]]:
+        # per sweep, both sides: a launch of k sweeps is compared as k sweeps
+        return [(p.time_per_sweep_s, float(time_per_sweep(spec, r) or 0.0), r["point"])
+                for r, p in zip(records, preds)
+                if p and r.get("status") == "ok" and r.get("median_s")]
+
+    ok = scored(after)
     acc = accuracy([a for a, _, _ in ok], [b for _, b, _ in ok]) if len(ok) >= 3 else None
     known = min(20, len(ok) // 10)
     calibrated = calibrated_accuracy([c for _, _, c in ok], [a for a, _, _ in ok],
@@ -108,6 +129,14 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
     if ok:
         chosen = min(ok, key=lambda row: row[0])
         best_gap = chosen[1] / min(b for _, b, _ in ok) - 1
+    prebuild = None
+    if built:
+        rows = scored(before)
+        pre = accuracy([a for a, _, _ in rows], [b for _, b, _ in rows])
+        prebuild = {"spearman": pre.spearman, "within_15pct": pre.within_15pct,
+                    "median_ratio": pre.median_ratio,
+                    "predicted_best_gap": min(rows, key=lambda row: row[0])[1]
+                    / min(b for _, b, _ in rows) - 1}
     return {
         "spec": spec.name,
         "model_spearman": acc.spearman if acc else None,
@@ -116,10 +145,13 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
         "model_variants": acc.n if acc else 0,
         # the measured time of the variant the model ranks fastest, over the measured best − 1
         "model_predicted_best_gap": best_gap,
+        # records whose build log gave the compiler's registers and spills
+        "model_build_logs": built,
+        "model_before_build": prebuild,
         # the same model corrected by a few measured variants, scored on the others
         "model_calibrated": calibrated,
         "model_role": model_role(spec.name), "model_heldout": heldout_note(),
-    }, preds
+    }, before
 
 
 def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,

@@ -8,6 +8,7 @@ from typing import Any
 
 from gencl.generate import GenerationFailure, generate_many
 from gencl.measure import OpenCLEngine
+from gencl.measure._build import NV_VERBOSE
 from gencl.spec import BenchmarkSpec
 from gencl.verify import ptx as ptx_rules
 from gencl.verify._numerics import run_numerics, small_sizes
@@ -15,7 +16,6 @@ from gencl.verify._result import VariantCheck, VerifyReport
 from gencl.verify._sample import choose_points
 
 #: Build options that make NVIDIA's compiler print registers, shared memory and spills.
-NV_VERBOSE = "-cl-nv-verbose"
 
 
 def verify(specs: Sequence[BenchmarkSpec], *, device: str | int | None = None,
@@ -100,8 +100,9 @@ def _check_ptx(engine: OpenCLEngine, spec: BenchmarkSpec, built: Any,
     """Apply the PTX rules of *built*'s point; save its PTX and verbose build log."""
     text = built.binary.decode("utf-8", "replace") if built.binary else ""
     log = built.build_log
-    if built.from_cache or NV_VERBOSE not in engine.build_options:
-        log = _fresh_build_log(engine, built) or log  # a binary reload prints no ptxas summary
+    if not log or NV_VERBOSE not in engine.build_options:
+        # a binary reloaded from a cache older than its kept log prints no ptxas summary
+        log = _fresh_build_log(engine, built) or log
     result: dict[str, Any] = {"problems": [], "ptx_file": None, "log_file": None}
     if not ptx_rules.is_ptx(text):
         result["problems"].append("program binary is not PTX text")

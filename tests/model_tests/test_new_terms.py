@@ -9,7 +9,8 @@ from gencl.model import Access, KernelStats, compute_stats, nominal_inputs, para
 from gencl.model._cache_reuse import dram_bytes, live_bytes
 from gencl.model._predict import compute_time, memory_bytes
 from gencl.model._registers import (
-    ADDRESS_WORDS, registers_from_build_log, registers_per_item, resident_items_per_cu)
+    ADDRESS_WORDS, registers_from_build_log, registers_per_item, resident_items_per_cu,
+    with_build_log)
 from gencl.model._vector_rate import vectorized
 
 GPU = {"name": "gpu", "device_type": "GPU", "compute_units": 4, "max_clock_hz": 1e9,
@@ -62,8 +63,28 @@ def test_build_log_registers_and_spills():
            "ptxas info    : Function properties for k\n"
            "    0 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n"
            "ptxas info    : Used 40 registers, 380 bytes cmem[0]")
-    assert registers_from_build_log(log) == (40, 8)
+    found = registers_from_build_log(log)
+    assert (found.registers, found.spill_store_bytes, found.spill_load_bytes) == (40, 8, 8)
     assert registers_from_build_log("") is None
+
+
+def test_the_build_logs_registers_replace_the_estimate_and_its_spills_cost_requests():
+    """128 registers from the compiler: half the items of 64 resident, twice the latency term;
+    24 + 24 bytes of spills per item: 48/128 line requests per item more."""
+    p = params_from({"global_latency_cycles": 1000.0}, {**GPU, "compute_units": 1})
+    a = Access("a", "global", "load", 4, 1, 1 << 20, 1)
+    stats = _stats(0, accesses=(a,), footprint={"a": 4 << 20})
+    log = ("ptxas         .     0 bytes stack frame, {s} bytes spill stores, {s} bytes spill "
+           "loads\nptxas info    : Used {r} registers, used 0 barriers")
+    at64 = with_build_log(stats, log.format(r=64, s=0))
+    at128 = with_build_log(stats, log.format(r=128, s=24))
+    assert registers_per_item(at64) == 64 and resident_items_per_cu(at64, p) == 1024
+    assert with_build_log(stats, "no summary") is stats
+    light, heavy = predict(at64, p), predict(at128, p)
+    assert heavy.terms["memory_latency"] == pytest.approx(2 * light.terms["memory_latency"])
+    extra = (heavy.terms["cache_requests"] - light.terms["cache_requests"]) \
+        * p.cache_requests_per_s
+    assert extra == pytest.approx(stats.work_items * 48 / 128)
 
 
 def test_vectorized_code_is_priced_by_the_vector_chains():
