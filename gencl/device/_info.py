@@ -243,6 +243,10 @@ def platform_library(platform: Any) -> str:
 
 
 def _all() -> list[tuple[Any, Any]]:
+    # NVIDIA's driver serves a source it compiled before from its own cache without running
+    # ptxas, and then the build log states no registers or spills (which the model reads): off
+    # before the driver loads. gencl keeps its own binaries and their logs (measure._build).
+    os.environ.setdefault("CUDA_CACHE_DISABLE", "1")
     import pyopencl as cl
 
     try:
