@@ -61,6 +61,24 @@ def _stratified(spec: Any, points: Sequence[dict[str, Any]], count: int,
     return rng.sample(single, count - n_multi) + rng.sample(multi, n_multi)
 
 
+def previously_sampled(path: Path) -> bool:
+    """Whether the results at *path* (finished, or its partial JSONL) hold a sample of the
+    space: a folder that holds random points stays sampled when a later run adds a whole
+    slice or only re-times the peers (it is still not the whole space)."""
+    partial = path.with_name(path.name + ".partial.jsonl")
+    try:
+        if partial.is_file():
+            with partial.open() as lines:
+                header = json.loads(lines.readline() or "{}").get("results_header", {})
+        elif path.is_file():
+            header = json.loads(path.read_text())
+        else:
+            return False
+    except (OSError, ValueError):
+        return False
+    return bool(header.get("sampled"))
+
+
 def open_results(path: Path, header: dict[str, Any]) -> ResultsFile:
     """A ResultsFile that resumes from its partial JSONL *or* from a finished file (shards)."""
     partial = path.with_name(path.name + ".partial.jsonl")

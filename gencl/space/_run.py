@@ -100,7 +100,8 @@ def run_space(spec: Any, *, device: str | int | None = None,
     """
     from gencl.generate import variant_id
     from gencl.measure import OpenCLEngine, results_header
-    from gencl.space._measure import measure_space, open_results, space_points
+    from gencl.space._measure import (
+        measure_space, open_results, previously_sampled, space_points)
     from gencl.space._peers import measure_copy_bandwidth, measure_peers
     from gencl.space._report import summarize_space, write_report
 
@@ -122,8 +123,9 @@ def run_space(spec: Any, *, device: str | int | None = None,
     run_sizes = sizes_of(full[0] if full else default)
     # a quick run never lands next to (or resumes into) committed full results
     folder = Path(out or f"{'out' if quick else 'bench_results'}/{engine.info.slug}/{spec.name}")
+    sampled = sample is not None or previously_sampled(folder / "space.json")
     header = results_header(engine, spec=spec.name, sizes=run_sizes, quick=quick,
-                            sampled=sample is not None, slice=fixed, space_size=len(full),
+                            sampled=sampled, slice=fixed, space_size=len(full),
                             spec_path=spec.path)
     sink = open_results(folder / "space.json", header)
     measured = 0
@@ -158,7 +160,7 @@ def run_space(spec: Any, *, device: str | int | None = None,
                               copy_bw=copy.get("copy_bw_Bps"), peers=saved.get("peers", {}),
                               peers_skipped=saved.get("skipped", {}))
     write_report(folder, spec, sink.results, header, summary, fixed=fixed, sizes_of=sizes_of,
-                 sampled=sample is not None, copy=copy)
+                 sampled=sampled, copy=copy)
     return SpaceRun(summary, folder, list(sink.results), measured, complete,
                     device=engine.info.to_json())
 

@@ -70,3 +70,20 @@ def test_open_results_resumes_from_a_finished_file(tmp_path):
 def test_unknown_variant_is_one_line_error(capsys):
     assert main(["space", "jacobi", "--variant", "vec5", "--quick"]) == 2
     assert "vec5" in capsys.readouterr().err
+
+
+def test_a_sampled_folder_stays_sampled(tmp_path):
+    """A folder that holds random points (--sample) is still a sample after a later run adds a
+    whole slice or only re-times the peers: its header keeps ``sampled``, finished or partial,
+    so a replay does not count evaluations to a best it may not hold."""
+    from gencl.space._measure import previously_sampled
+
+    path = tmp_path / "space.json"
+    assert not previously_sampled(path)
+    path.write_text(json.dumps({"sampled": True, "results": []}))
+    assert previously_sampled(path)
+    path.write_text(json.dumps({"sampled": False, "results": []}))
+    assert not previously_sampled(path)
+    partial = tmp_path / "space.json.partial.jsonl"
+    partial.write_text(json.dumps({"results_header": {"sampled": True}}) + "\n{}\n")
+    assert previously_sampled(path)  # the partial file is the newer state
