@@ -108,3 +108,21 @@ def test_a_runaway_kernel_times_out_and_the_engine_goes_on():
     m = measure_variant(slow, spec, variant, long)
     assert m.status == "timeout" and "no result after 0.2 s" in m.reason
     assert time.perf_counter() - start < 30
+
+
+def test_a_binary_from_the_cache_comes_with_its_builds_log(engine):
+    """A binary reloaded from the cache prints no compiler summary (NVIDIA's registers and
+    spills, which the model reads), so the source build's log is kept beside it and returned."""
+    from gencl.generate._cache import cache_dir
+    from gencl.measure._build import build_key, build_program
+
+    v = lower(AXPY, {"vector_width": 1, "workgroup": 16})
+    v = dataclasses.replace(v, source=v.source + "\n// log-beside-binary test\n",
+                            id=v.id + "-log")
+    first = build_program(engine.ctx, engine.cl_device, v, "", {})
+    key = build_key(v.source, "", engine.cl_device.name, engine.cl_device.driver_version)
+    log_file = cache_dir() / "binaries" / f"{key}.log"
+    assert not first.from_cache and log_file.read_text().strip() == first.build_log
+    log_file.write_text("ptxas info    : Used 40 registers")  # what a source build said
+    again = build_program(engine.ctx, engine.cl_device, v, "", {})
+    assert again.from_cache and again.build_log == "ptxas info    : Used 40 registers"
