@@ -79,7 +79,7 @@ def build_program(ctx: Any, device: Any, variant: Variant, options: str,
     binary = program.get_info(cl.program_info.BINARIES)[0] or b""
     if path is not None and binary and not from_cache:
         path.parent.mkdir(parents=True, exist_ok=True)
-        for target, data in ((log_path, log.encode()), (path, binary)):
+        for target, data in ((path.with_suffix(".log"), log.encode()), (path, binary)):
             tmp = target.with_suffix(f".{time.time_ns()}.tmp")
             tmp.write_bytes(data)
             tmp.replace(target)
