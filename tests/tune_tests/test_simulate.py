@@ -50,3 +50,23 @@ def test_sampled_cache_gives_the_model_accuracy_only(cache, tmp_path):
     assert summary["spec"] == "copy" and summary["model_role"] == "predicted (held out)"
     assert -1 <= summary["model_spearman"] <= 1 and 0 <= summary["model_within_15pct"] <= 1
     assert summary["model_predicted_best_gap"] >= 0
+
+
+def test_the_model_summary_reads_the_records_build_logs(cache):
+    """Records that carry NVIDIA's build log are priced with the compiler's registers (255 per
+    item here: a quarter of the items resident, so a slower prediction); the summary counts them
+    and gives the same model without them, as the guided sampler sees points not yet built."""
+    from gencl.tune._simulate import model_summary
+
+    spec = load_spec("copy")
+    records = ReplayEngine(cache).records
+    gpu = {"name": "gpu", "device_type": "GPU", "compute_units": 1, "max_clock_hz": 1e9,
+           "warp_size": 32, "registers_per_block": 65536}
+    params = params_from({"global_latency_cycles": 5000.0}, gpu)
+    plain, _ = model_summary(spec, records, params, seeds=1, workers=1)
+    assert plain["model_build_logs"] == 0 and plain["model_before_build"] is None
+    logged = [{**r, "build_log": "ptxas info    : Used 255 registers"} for r in records]
+    summary, before = model_summary(spec, logged, params, seeds=1, workers=1)
+    assert summary["model_build_logs"] == len(records)
+    assert summary["model_before_build"]["median_ratio"] == plain["model_median_ratio"]
+    assert summary["model_median_ratio"] > plain["model_median_ratio"]
