@@ -71,6 +71,15 @@ def predict_points(spec: Any, points: Sequence[Mapping[str, Any]],
     where they were built: a Measurement's ``build_log``) give the compiler's registers and
     spills in place of the estimate (``gencl.model._registers.with_build_log``)."""
     stats = points_stats(spec, points, sizes, params, workers=workers, progress=progress)
+    return predict_from_stats(spec, points, sizes, stats, params, build_logs)
+
+
+def predict_from_stats(spec: Any, points: Sequence[Mapping[str, Any]],
+                       sizes: Sequence[Mapping[str, int]], stats: Sequence[KernelStats | str],
+                       params: ModelParams, build_logs: Sequence[str | None] | None = None
+                       ) -> list[Prediction | None]:
+    """Predictions from counted statistics (``points_stats``), with the build logs' registers
+    where given; None where a point could not be counted."""
     logs = build_logs or [None] * len(points)
     return [predict_variant(spec, p, z, with_build_log(s, log), params)
             if isinstance(s, KernelStats) else None

@@ -64,6 +64,12 @@ def spill_requests(stats: KernelStats, p: ModelParams) -> float:
     return stats.work_items * spill_bytes_per_item(stats) / max(p.request_line_bytes, 1)
 
 
+#: ptxas's spill figures in a ``-cl-nv-verbose`` build log (``N bytes spill stores, M bytes
+#: spill loads``); ``gencl verify`` checks the same figures
+SPILL_BYTES = r"(\d+)\s+bytes\s+spill\s+"
+SPILLS_IN_LOG = SPILL_BYTES + "(?:stores|loads)"
+
+
 @dataclass(frozen=True)
 class CompiledResources:
     """What the compiler says one work item of the kernel uses."""
@@ -79,10 +85,9 @@ def registers_from_build_log(log: str) -> CompiledResources | None:
     used = re.search(r"Used (\d+) registers", log or "")
     if not used:
         return None
-    stores = re.search(r"(\d+) bytes spill stores", log)
-    loads = re.search(r"(\d+) bytes spill loads", log)
-    return CompiledResources(int(used.group(1)), int(stores.group(1)) if stores else 0,
-                             int(loads.group(1)) if loads else 0)
+    stores, loads = (int(m.group(1)) if (m := re.search(SPILL_BYTES + kind, log)) else 0
+                     for kind in ("stores", "loads"))
+    return CompiledResources(int(used.group(1)), stores, loads)
 
 
 def with_build_log(stats: KernelStats, log: str | None) -> KernelStats:

@@ -97,21 +97,15 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
     model without them, as a search sees a point it has not built. Returns (summary fields,
     per-record predictions before build: what the guided sampler ranks by)."""
     from gencl.model._heldout import heldout_note, model_role
-    from gencl.model._explain import points_stats, predict_variant
-    from gencl.model._registers import registers_from_build_log, with_build_log
+    from gencl.model._explain import points_stats, predict_from_stats
+    from gencl.model._registers import registers_from_build_log
 
     points, sizes = [r["point"] for r in records], [r["sizes"] for r in records]
     stats = points_stats(spec, points, sizes, params, workers=workers)
-
-    def predictions(logs: Sequence[str | None]) -> list[Any]:
-        return [predict_variant(spec, p, z, with_build_log(s, log), params)
-                if not isinstance(s, str) else None
-                for p, z, s, log in zip(points, sizes, stats, logs)]
-
     logs = [r.get("build_log") for r in records]
     built = sum(registers_from_build_log(log or "") is not None for log in logs)
-    before = predictions([None] * len(records))
-    after = predictions(logs) if built else before
+    before = predict_from_stats(spec, points, sizes, stats, params)
+    after = predict_from_stats(spec, points, sizes, stats, params, logs) if built else before
 
     def scored(preds: Sequence[Any]) -> list[tuple[float, float, Any]]:
         # per sweep, both sides: a launch of k sweeps is compared as k sweeps

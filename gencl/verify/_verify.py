@@ -8,14 +8,12 @@ from typing import Any
 
 from gencl.generate import GenerationFailure, generate_many
 from gencl.measure import OpenCLEngine
-from gencl.measure._build import NV_VERBOSE
 from gencl.spec import BenchmarkSpec
 from gencl.verify import ptx as ptx_rules
 from gencl.verify._numerics import run_numerics, small_sizes
 from gencl.verify._result import VariantCheck, VerifyReport
 from gencl.verify._sample import choose_points
 
-#: Build options that make NVIDIA's compiler print registers, shared memory and spills.
 
 
 def verify(specs: Sequence[BenchmarkSpec], *, device: str | int | None = None,
@@ -33,10 +31,8 @@ def verify(specs: Sequence[BenchmarkSpec], *, device: str | int | None = None,
         artifacts: folder for PTX files and build logs (``<variant>.ptx``, ``<variant>.log``).
         on_check: called with each variant's checks once they are complete (progress output).
     """
-    engine = OpenCLEngine(device)
+    engine = OpenCLEngine(device)  # on NVIDIA its builds print ptxas's summary
     want_ptx = ptx and engine.info.is_nvidia
-    if want_ptx:
-        engine = OpenCLEngine(device, build_options=NV_VERBOSE)
     report = VerifyReport(engine.info.to_json(), [s.name for s in specs], oclgrind, want_ptx)
     if ptx and not want_ptx:
         report.notes.append(f"PTX step skipped: {engine.info.name} ({engine.info.platform}) is "
@@ -100,7 +96,7 @@ def _check_ptx(engine: OpenCLEngine, spec: BenchmarkSpec, built: Any,
     """Apply the PTX rules of *built*'s point; save its PTX and verbose build log."""
     text = built.binary.decode("utf-8", "replace") if built.binary else ""
     log = built.build_log
-    if not log or NV_VERBOSE not in engine.build_options:
+    if not log:
         # a binary reloaded from a cache older than its kept log prints no ptxas summary
         log = _fresh_build_log(engine, built) or log
     result: dict[str, Any] = {"problems": [], "ptx_file": None, "log_file": None}
@@ -126,7 +122,7 @@ def _fresh_build_log(engine: OpenCLEngine, built: Any) -> str:
 
     try:
         program = cl.Program(engine.ctx, built.variant.source).build(
-            options=f"{engine.build_options} {NV_VERBOSE}".strip(), devices=[engine.cl_device])
+            options=engine.build_options, devices=[engine.cl_device])
         return (program.get_build_info(engine.cl_device, cl.program_build_info.LOG) or "").strip()
     except cl.Error:
         return ""

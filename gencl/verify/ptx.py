@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from gencl.model._registers import SPILLS_IN_LOG
+
 #: Vector loads/stores (``ld.global.v4.f32``, ``st.shared.v2.u32``, ``ld.global.nc.v4.f32``).
 VECTOR_LOAD = r"\bld(?:\.\w+)*?\.v[24]\."
 VECTOR_STORE = r"\bst(?:\.\w+)*?\.v[24]\."
@@ -22,8 +24,6 @@ LOCAL_TRAFFIC = r"\b(?:ld|st)\.local\b"
 SHARED_DECLARATION = r"^\s*(?:\.extern\s+)?\.shared\s+\.align\b"
 #: A ``__local`` kernel argument: a parameter that points into shared memory.
 SHARED_POINTER_PARAM = r"\.param\s+\.u(?:32|64)\s+\.ptr\s+\.shared\b"
-#: ptxas's summary in a ``-cl-nv-verbose`` build log.
-SPILLS_IN_LOG = r"(\d+)\s+bytes\s+spill\s+(?:stores|loads)"
 
 
 def is_ptx(binary: bytes | str) -> bool:
