@@ -1,4 +1,4 @@
-"""First-level cache request throughput (spec ``cache_requests``).
+"""Cache request throughput, first level and the next (spec ``cache_requests``).
 
 A sub-group (warp) load instruction is served as one cache request ("wavefront") per distinct
 cache line its lanes touch, so strided or wide per-lane accesses cost more requests per byte
@@ -15,10 +15,15 @@ sub-group width is the warp (NVIDIA attribute query) or, on a CPU, the SIMD widt
 lanes that PoCL vectorizes work items over (``_hardware.warp_width``; a model, not a measured
 width). ``cache_requests_per_s`` is the maximum over points of requests / median time (the
 measured request throughput: points with few lines per instruction are bound by instruction
-issue instead); ``cache_requests_per_cycle_per_cu`` divides by clock × compute units.
+issue instead) over the level-1 points, whose lines all hit the first-level cache;
+``l2_requests_per_s`` the same over the level-2 points, whose every request misses it and is
+served by the next level; ``*_per_cycle_per_cu`` divide by clock × compute units.
 
 The access pattern is the spec's, written once here: work item i, read r, loads e bytes at
-``r·ROW_SHIFT_BYTES + (i mod LANE_PERIOD)·stride·e`` (specs/cache_requests.py imports these).
+``r·shift + (i mod LANE_PERIOD)·stride·e + region`` (specs/cache_requests.py imports these):
+``shift`` is ROW_SHIFT_BYTES at level 1 and a warp's span at level 2, both whole lines, and
+``region`` (level 2) a whole number of lines too, so an instruction's lines depend on the lane
+offsets alone and the count below holds for both levels.
 """
 
 from __future__ import annotations
@@ -35,8 +40,11 @@ from gencl.characterize._registry import AnalysisResult, Characteristic, analysi
 
 #: Work items that share one lane pattern (one NVIDIA warp).
 LANE_PERIOD = 32
-#: Bytes between the start of read r and read r + 1 (one 128-byte line).
+#: Bytes between the start of read r and read r + 1 (one 128-byte line) at level 1.
 ROW_SHIFT_BYTES = 128
+#: Bytes the level-2 points spread their warps over: beyond any first-level cache (≤ 256 KiB per
+#: compute unit), within the next (H200: two L2 partitions of ~27 MB measured)
+LEVEL2_BYTES = 16 << 20
 #: Widest load one lane issues as one instruction (float4).
 INSTRUCTION_BYTES = 16
 #: Line size when the device reports none.
@@ -89,10 +97,35 @@ def lines_per_instruction(point: Mapping[str, Any], subgroup: int, line_bytes: i
     return float(np.mean([instruction_lines(o, e, line_bytes) for o in offsets]))
 
 
+def level(point: Mapping[str, Any]) -> int:
+    """The cache level a point's requests are served by (records before level 2 existed: 1)."""
+    return int(point.get("level", 1))
+
+
+def _best_rate(name: str, records: Sequence[Mapping[str, Any]], rates: Mapping[str, float],
+               hz: float, cus: int, where: str, clock_method: str, what: str,
+               ) -> tuple[Characteristic, Characteristic]:
+    top = max(records, key=lambda r: rates[r["variant_id"]])
+    best = rates[top["variant_id"]]
+    rel = float(top.get("ci95_s") or 0.0) / float(top["median_s"])
+    at = (f"{where}; best point vector_width={top['point'].get('vector_width')}, "
+          f"stride={top['point']['stride']}")
+    return (
+        Characteristic(f"{name}_per_s", best, "requests/s", best * rel,
+                       f"{what}: max over points of Σ distinct lines per sub-group load "
+                       f"instruction / median time; {at}", (top["variant_id"],)),
+        Characteristic(f"{name}_per_cycle_per_cu", best / (hz * cus), "requests/cycle",
+                       best * rel / (hz * cus),
+                       f"{name}_per_s / (clock × {cus} compute units); {clock_method}",
+                       (top["variant_id"],)),
+    )
+
+
 @analysis("cache_requests")
 def analyze_cache_requests(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any],
                            clock_hz: float | None) -> AnalysisResult:
-    """cache_requests_per_s and per cycle per compute unit: the best request rate over points."""
+    """cache_requests_per_s (first level) and l2_requests_per_s (requests every one of which
+    misses the first level), each also per cycle per compute unit: the best rate over points."""
     ok = ok_records(records)
     if not ok:
         return AnalysisResult((), notes=("no successful cache-request measurement",))
@@ -106,35 +139,35 @@ def analyze_cache_requests(records: Sequence[Mapping[str, Any]], device: Mapping
 
     rates = {r["variant_id"]: requests_per_launch(r["point"], r["sizes"], subgroup, line)
              / float(r["median_s"]) for r in ok}
-    top = max(ok, key=lambda r: rates[r["variant_id"]])
-    best = rates[top["variant_id"]]
-    rel = float(top.get("ci95_s") or 0.0) / float(top["median_s"])
     where = (f"sub-group {subgroup} ({warp_method}), {line}-B lines ({line_method}), "
-             f"≤{INSTRUCTION_BYTES}-B instructions; best point vector_width="
-             f"{top['point'].get('vector_width')}, stride={top['point']['stride']}")
-    chars = (
-        Characteristic(
-            "cache_requests_per_s", best, "requests/s", best * rel,
-            "max over lane strides and vector widths of Σ distinct lines per sub-group load "
-            f"instruction / median time; {where}", (top["variant_id"],)),
-        Characteristic(
-            "cache_requests_per_cycle_per_cu", best / (hz * cus), "requests/cycle",
-            best * rel / (hz * cus),
-            f"cache_requests_per_s / (clock × {cus} compute units); {clock_method}",
-            (top["variant_id"],)),
-    )
-    widths = sorted({int(r["point"].get("vector_width", 1)) for r in ok})
+             f"≤{INSTRUCTION_BYTES}-B instructions")
+    chars: list[Characteristic] = []
+    notes: list[str] = []
+    for lv, name, what in ((1, "cache_requests", "level 1 (lane strides × vector widths, "
+                            "every request a first-level hit)"),
+                           (2, "l2_requests", "level 2 (every request a first-level miss, "
+                            f"{LEVEL2_BYTES >> 20} MiB spread over the warps)")):
+        at_level = [r for r in ok if level(r["point"]) == lv]
+        if at_level:
+            chars += _best_rate(name, at_level, rates, hz, cus, where, clock_method, what)
+        else:
+            notes.append(f"no successful level-{lv} measurement")
+    series_keys = sorted({(level(r["point"]), int(r["point"].get("vector_width", 1)))
+                          for r in ok})
     xs = sorted({lines_per_instruction(r["point"], subgroup, line) for r in ok})
     lines_y: dict[str, list[float | None]] = {}
-    for w in widths:
+    for lv, w in series_keys:
         got: dict[float, float] = {}  # strides past the sub-group's reach share an x: best
         for r in ok:
-            if int(r["point"].get("vector_width", 1)) == w:
+            if (level(r["point"]), int(r["point"].get("vector_width", 1))) == (lv, w):
                 x = lines_per_instruction(r["point"], subgroup, line)
                 got[x] = max(got.get(x, 0.0), rates[r["variant_id"]])
-        lines_y["float" if w == 1 else f"float{w}"] = [got.get(x) for x in xs]
+        label = "float" if w == 1 else f"float{w}"
+        lines_y[label if lv == 1 else f"{label}, level 2"] = [got.get(x) for x in xs]
+    hlines = {("best" if c.name == "cache_requests_per_s" else "level 2 best"): c.value
+              for c in chars if c.name.endswith("_per_s")}
     series = {"bandwidth_l1_requests_vs_lines": {
-        "title": "First-level cache requests/s vs lines per sub-group load",
+        "title": "Cache requests/s vs lines per sub-group load (level 1: hits; level 2: misses)",
         "x": xs, "y": lines_y, "xlabel": "cache lines per sub-group load of one element",
-        "ylabel": "requests/s", "xscale": "log", "hlines": {"best": best}}}
-    return AnalysisResult(chars, series)
+        "ylabel": "requests/s", "xscale": "log", "hlines": hlines}}
+    return AnalysisResult(tuple(chars), series, notes=tuple(notes))

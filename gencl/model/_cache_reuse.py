@@ -9,6 +9,15 @@ bytes in flight. Where it exceeds the largest measured cache level (``cache_leve
 profile), the share that does not fit comes from DRAM again. Known limit: the reuse distance of
 a plane (3-D) is the data streamed while one plane passes, which loopy's per-launch counts do not
 state; a wave that streams planes is priced as if its in-flight set were the live set.
+
+Reuse of lane-by-lane vector accesses through the first-level cache. loopy emits a vector access
+it cannot vectorize one lane at a time (a branch-form floatN stencil): each lane reads its chunk
+in successive instructions, so every line a sub-group touches is requested again and again over
+the item's whole body. Those requests hit the first level only while the lines of all resident
+sub-groups fit it: ``hit = min(1, L1 / (resident sub-groups × lines per sub-group × line))``,
+L1 the smallest measured cache level, the lines counted exactly per variant
+(``KernelStats.extra["per_lane_lines"]``). The rest go on to the next level, priced at its
+measured request rate (``l2_requests_per_s``, the cache_requests benchmark's level-2 points).
 """
 
 from __future__ import annotations
@@ -16,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gencl.model._params import ModelParams
-from gencl.model._stats import Access
+from gencl.model._stats import Access, KernelStats
 
 
 def live_bytes(resident_items: float, accesses: Iterable[Access]) -> float:
@@ -33,3 +42,16 @@ def dram_bytes(moved: float, footprint: float, live: float, p: ModelParams) -> f
     cache = max(p.cache_level_bytes, default=0) or p.cache_bytes
     miss = 0.0 if live <= cache else 1.0 - cache / live
     return footprint + (moved - footprint) * miss
+
+
+def per_lane_hit_share(stats: KernelStats, resident_items: float, p: ModelParams) -> float:
+    """Share of the lane-by-lane requests the first-level cache serves (1 where the lines of the
+    resident sub-groups fit it, or where no first level or no line count is known)."""
+    lines = stats.extra.get("per_lane_lines") or {}
+    counted = {int(k): float(v) for k, v in lines.items()}
+    if not counted or not p.cache_level_bytes:
+        return 1.0
+    line = min(counted, key=lambda size: abs(size - p.request_line_bytes))
+    subgroups = resident_items / max(1, min(p.subgroup_size, stats.group_size))
+    live = subgroups * counted[line] * line
+    return min(1.0, min(p.cache_level_bytes) / live) if live > 0 else 1.0

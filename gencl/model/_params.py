@@ -62,6 +62,9 @@ class ModelParams:
     int_vector_ops: float = 0.0
     registers_per_cu: int = 0  # 32-bit registers one compute unit holds (0: no limit known)
     cache_level_bytes: tuple[int, ...] = ()  # measured cache levels, smallest first
+    # requests that miss the first-level cache and are served by the next level (cache_requests
+    # benchmark, level 2); 0: not priced apart
+    l2_requests_per_s: float = 0.0
     # how the concurrent terms combine: (Σ termᵖ)^(1/p), scalar and vector-typed code (alu_fetch's
     # overlap fit); ∞ where not measured: the slowest term alone (a roofline's max)
     overlap_scalar_exponent: float = math.inf
@@ -170,6 +173,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         # NVIDIA reports its register file per block (= per SM); a CPU keeps no such limit
         registers_per_cu=registers if is_gpu else 0,
         cache_level_bytes=tuple(sorted(s for s in sizes if s > 0)),
+        # nominal: a miss costs the next level one more request at the first level's rate
+        l2_requests_per_s=get("l2_requests_per_s", get("cache_requests_per_s", clock * cus)),
         # nominal: no overlap measured, the slowest term alone
         overlap_scalar_exponent=get("overlap_scalar_exponent", math.inf),
         overlap_vector_exponent=get("overlap_vector_exponent", math.inf),
@@ -183,7 +188,7 @@ TERM_SOURCES: dict[str, tuple[str, ...]] = {
     "compute": ("sp_madd_peak_flops", "dp_peak_flops", "int_peak_ops", "native_sf_peak_ops",
                 "sp_ridge_work_items", "registers_per_block"),
     "memory_bandwidth": ("copy_bw_Bps", "cache_levels"),
-    "cache_requests": ("cache_requests_per_s",),
+    "cache_requests": ("cache_requests_per_s", "l2_requests_per_s"),
     "memory_latency": ("global_latency_cycles", "registers_per_block"),
     "local_memory": ("local_bw_Bps",),
     "dispatch": ("group_dispatch_s",),

@@ -24,7 +24,9 @@ benchmark's rounded corner, ``overlap_scalar_exponent`` for scalar code and
   instructions, lanes 64 B apart) sixteen per instruction, a lane-by-lane access of a vector
   (loopy's fallback) one instruction per lane and component; register spills the build log
   states add theirs (``_registers``). The rate is measured (``cache_requests`` benchmark), so
-  data served by caches is not free;
+  data served by caches is not free; lane-by-lane requests whose lines the first level cannot
+  hold for all resident sub-groups miss it and cost one more request each at the next level's
+  measured rate (``_cache_reuse.per_lane_hit_share``, ``l2_requests_per_s``);
 - work-group dispatch: starting a work-group costs a fixed time (``workgroup_dispatch``
   benchmark); tiny work-groups make a memory-bound kernel dispatch-bound;
 - barriers: a barrier after a load phase holds its work-group for a time that grows with the
@@ -57,7 +59,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from gencl.model._cache_reuse import dram_bytes as reuse_dram_bytes
-from gencl.model._cache_reuse import live_bytes
+from gencl.model._cache_reuse import live_bytes, per_lane_hit_share
 from gencl.model._params import ModelParams
 from gencl.model._registers import resident_items_per_cu, spill_requests
 from gencl.model._stats import Access, KernelStats
@@ -205,7 +207,12 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     t_bw = dram / p.dram_bw
     requests = sum(cache_requests(a, stats, p) for a in stats.accesses if a.space == "global")
     requests += spill_requests(stats, p)  # per-item memory, served by the same L1
-    t_req = requests / p.cache_requests_per_s
+    # lane-by-lane requests the first level cannot hold go on to the next (_cache_reuse)
+    lane_requests = sum(cache_requests(a, stats, p) for a in stats.accesses
+                        if a.space == "global" and a.per_lane)
+    misses = lane_requests * (1.0 - per_lane_hit_share(stats, conc, p))
+    t_req = requests / p.cache_requests_per_s \
+        + (misses / p.l2_requests_per_s if misses and p.l2_requests_per_s else 0.0)
     # Little's law on DRAM: bytes in flight = one access of each site per resident work item,
     # plus the asynchronous copies a temporal launch keeps in flight (loopy does not see them)
     per_item = float(sum(a.itemsize * (1 if a.per_lane else a.vec_width)

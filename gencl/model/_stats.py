@@ -23,7 +23,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "6"
+STATS_VERSION = "7"
 
 
 @dataclass(frozen=True)
@@ -157,6 +157,124 @@ def _per_lane_insns(t_unit: Any) -> frozenset[str]:
     return frozenset(found)
 
 
+#: line sizes the sub-group footprint is counted at (devices' first-level lines: 64 B on CPUs,
+#: 128 B on NVIDIA; 32 B sectors)
+FOOTPRINT_LINE_BYTES = (32, 64, 128)
+
+
+def _global_subscripts(expr: Any, arrays: Mapping[str, Any]) -> list[tuple[str, tuple]]:
+    """(array, index tuple) of every subscript of a global array in *expr*."""
+    from loopy.symbolic import WalkMapper
+    from pymbolic.primitives import Variable
+
+    found: list[tuple[str, tuple]] = []
+
+    class Subscripts(WalkMapper):  # type: ignore[misc]
+        def map_subscript(self, e: Any, *args: Any) -> None:
+            if isinstance(e.aggregate, Variable) and e.aggregate.name in arrays:
+                found.append((e.aggregate.name,
+                              e.index if isinstance(e.index, tuple) else (e.index,)))
+            super().map_subscript(e, *args)
+
+    Subscripts()(expr)
+    return found
+
+
+def _subgroup_lanes(knl: Any, local_size: tuple[int, ...], groups_per_axis: tuple[int, ...],
+                    subgroup_size: int) -> dict[str, tuple[int, int]]:
+    """iname → [lo, hi] of the first full sub-group of an interior work-group: consecutive
+    linear local ids (axis 0 fastest) of group 1 along every axis that has more than one."""
+    sg = max(1, min(subgroup_size, int(np.prod(local_size))))
+    spans: list[tuple[int, int]] = []
+    left = sg
+    for extent in local_size:
+        take = max(1, min(extent, left))
+        spans.append((0, take - 1))
+        left = max(1, left // take)
+    ranges = {}
+    for name, tags in knl.inames.items():
+        for t in tags.tags:
+            kind = type(t).__name__
+            if kind == "LocalInameTag" and int(t.axis) < len(spans):
+                ranges[name] = spans[int(t.axis)]
+            elif kind == "GroupInameTag":
+                axis = int(t.axis)
+                g = 1 if axis < len(groups_per_axis) and groups_per_axis[axis] > 1 else 0
+                ranges[name] = (g, g)
+    return ranges
+
+
+def _per_lane_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
+                        local_size: tuple[int, ...], groups_per_axis: tuple[int, ...],
+                        subgroup_size: int) -> dict[str, float]:
+    """Distinct lines (per ``FOOTPRINT_LINE_BYTES``) that one sub-group touches in global
+    memory through its lane-by-lane instructions (*ids*) in one pass of the loops around them.
+
+    A lane-by-lane vector access reads a chunk once per lane in successive instructions, so
+    the lines of one pass (one blocked row or column: every sequential iname but the vector's
+    at its first value) are requested again lane after lane; whether they are still in the
+    first-level cache then depends on how many such lines the resident sub-groups hold
+    (gencl.model._cache_reuse). Counted exactly with isl on the first sub-group of an interior
+    work-group (predicates ignored); {} where an access is not affine."""
+    import islpy as isl
+    import loopy as lp
+    from loopy.symbolic import get_access_map
+
+    arrays = {a.name: a for a in knl.args
+              if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
+    order = {name: k for k, name in enumerate(sorted(arrays))}
+    lanes = _subgroup_lanes(knl, local_size, groups_per_axis, subgroup_size)
+    vector = {name for name, tags in knl.inames.items()
+              if any(isinstance(t, lp.kernel.data.VectorizeTag) for t in tags.tags)}
+    offsets: set[int] = set()
+    try:
+        for insn in knl.instructions:
+            if insn.id not in ids:
+                continue
+            subs = _global_subscripts(insn.expression, arrays)
+            subs += _global_subscripts(insn.assignee, arrays)
+            if not subs:
+                continue
+            domain = knl.get_inames_domain(insn.within_inames)
+            for i in range(domain.dim(isl.dim_type.param)):
+                name = domain.get_dim_name(isl.dim_type.param, i)
+                if name in env:
+                    domain = domain.fix_val(isl.dim_type.param, i, int(env[name]))
+            for i in range(domain.dim(isl.dim_type.set)):
+                name = domain.get_dim_name(isl.dim_type.set, i)
+                if name in lanes:
+                    lo, hi = lanes[name]
+                    domain = domain.lower_bound_val(isl.dim_type.set, i, lo) \
+                        .upper_bound_val(isl.dim_type.set, i, hi)
+            # one pass of the sequential loops around the lanes: the lines reused from lane to
+            # lane are those of one iteration (a blocked row, a blocked column), not all of them
+            first = domain.lexmin()
+            for i in range(domain.dim(isl.dim_type.set)):
+                if domain.get_dim_name(isl.dim_type.set, i) not in set(lanes) | vector:
+                    domain = domain.fix_val(isl.dim_type.set, i, first.dim_min_val(i))
+            for name, index in subs:
+                arg = arrays[name]
+                strides = [1 if isinstance(t, lp.kernel.array.VectorArrayDimTag)
+                           else int(_value(t.stride, env)) for t in arg.dim_tags]
+                size = np.dtype(arg.dtype.numpy_dtype).itemsize
+                base = order[name] << 48  # arrays never share lines
+                touched = get_access_map(domain, index).range()
+                touched = touched.project_out_all_params() if touched.dim(
+                    isl.dim_type.param) else touched
+
+                def add(point: Any, strides: list[int] = strides, size: int = size,
+                        base: int = base) -> None:
+                    idx = [point.get_coordinate_val(isl.dim_type.set, k).to_python()
+                           for k in range(len(strides))]
+                    offsets.add(base + size * sum(i * s for i, s in zip(idx, strides)))
+
+                touched.foreach_point(add)
+    except Exception:  # noqa: BLE001 -- not affine, or an index isl cannot state: no figure
+        return {}
+    return {str(line): float(len({o // line for o in offsets}))
+            for line in FOOTPRINT_LINE_BYTES}
+
+
 def _only(t_unit: Any, ids: frozenset[str], keep: bool) -> Any:
     """The program with only the instructions in *ids* (keep) or all but them (not keep); the
     counters need no schedule, so dangling dependencies are simply dropped."""
@@ -177,12 +295,15 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
         warnings.simplefilter("ignore")
         knl = t_unit.default_entrypoint
         gsize, lsize = knl.get_grid_size_upper_bounds_as_exprs(t_unit.callables_table)
-        groups = int(np.prod([_value(g, env) for g in gsize])) if gsize else 1
+        groups_per_axis = tuple(int(_value(g, env)) for g in gsize) if gsize else (1,)
+        groups = int(np.prod(groups_per_axis))
         local_size = tuple(int(_value(s, env)) for s in lsize) if lsize else (1,)
         group = int(np.prod(local_size))
         op_map = lp.get_op_map(t_unit, subgroup_size=subgroup_size,
                                count_within_subscripts=False)
         per_lane = _per_lane_insns(t_unit)
+        lane_lines = _per_lane_footprint(knl, per_lane, env, local_size, groups_per_axis,
+                                         subgroup_size) if per_lane else {}
         if per_lane:  # types first: a split-off part may no longer say what a temporary is
             t_unit = lp.infer_unknown_types(t_unit, expect_completion=True)
         parts = [(False, t_unit)] if not per_lane else [
@@ -240,7 +361,8 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
     items = groups * group
     return KernelStats(items, group, groups, ops, tuple(accesses), footprint,
                        barriers, _divergent_fraction(knl), int(static_local),
-                       local_size, extra={"private_words": _private_words(knl, env)})
+                       local_size, extra={"private_words": _private_words(knl, env),
+                                          "per_lane_lines": lane_lines})
 
 
 def _private_words(knl: Any, env: Mapping[str, int]) -> float:

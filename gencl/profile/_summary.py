@@ -56,6 +56,8 @@ MEASURED_KEYS: dict[str, str] = {
     "group_dispatch_cycles_per_cu": "cycles",
     "cache_requests_per_s": "requests/s",
     "cache_requests_per_cycle_per_cu": "requests/cycle",
+    "l2_requests_per_s": "requests/s",
+    "l2_requests_per_cycle_per_cu": "requests/cycle",
     "barrier_phase_s": "s",
     "barrier_phase_s_per_item": "s/item",
     "barrier_phase_cycles": "cycles",

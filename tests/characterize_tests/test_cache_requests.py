@@ -13,8 +13,9 @@ from gencl.characterize.cache_requests import (
 from tests.characterize_tests._records import DEVICE, record
 
 
-def point(width, stride, wg=256):
-    return {"vector_width": width, "stride": stride, "reads": 32, "workgroup": wg}
+def point(width, stride, wg=256, level=1):
+    return {"vector_width": width, "stride": stride, "reads": 32, "workgroup": wg,
+            "level": level}
 
 
 def test_instruction_lines_by_hand():
@@ -65,6 +66,48 @@ def test_rate_is_the_best_point():
     s = result.series["bandwidth_l1_requests_vs_lines"]
     assert s["x"] == [1.0, 32.0, 128.0]
     assert s["y"]["float"] == [pytest.approx(2**22 / 1e-4), pytest.approx(2**27 / 1e-3), None]
+    assert "l2_requests_per_s" not in chars
+    assert result.notes == ("no successful level-2 measurement",)
+
+
+def test_level2_points_give_their_own_rate():
+    """Level-2 points (every request a first-level miss) never set the first-level rate, however
+    fast, and a record stored before levels existed counts as level 1."""
+    n = 1 << 22
+    old = point(1, 32)
+    del old["level"]
+    recs = [record(old, {"n": n}, 1e-3, vid="l1"),                  # 2^27 requests
+            record(point(1, 32, level=2), {"n": n}, 2e-3, vid="l2"),
+            record(point(1, 1, level=2), {"n": n}, 1e-5, vid="l2c")]  # 2^22, fastest rate
+    result = get_analysis("cache_requests")(recs, {**DEVICE, "global_cacheline_bytes": 128},
+                                            2e9)
+    chars = {c.name: c for c in result.characteristics}
+    assert chars["cache_requests_per_s"].value == pytest.approx(2**27 / 1e-3)
+    assert chars["l2_requests_per_s"].value == pytest.approx(2**22 / 1e-5)
+    assert chars["l2_requests_per_s"].variants == ("l2c",)
+    assert chars["l2_requests_per_cycle_per_cu"].value == pytest.approx(
+        2**22 / 1e-5 / (2e9 * 132))
+    y = result.series["bandwidth_l1_requests_vs_lines"]["y"]
+    assert y["float, level 2"] == [pytest.approx(2**22 / 1e-5), pytest.approx(2**27 / 2e-3)]
+
+
+def test_level2_warps_read_disjoint_lines():
+    """At level 2 no warp reads a line twice and the warps one compute unit holds at once read
+    different regions, so every request misses the first level (the spec's address formula)."""
+    from gencl.spec import load_spec
+
+    spec = load_spec("cache_requests")
+    mod = spec.program.__globals__
+    for width, stride in mod["LEVEL2"]:
+        p = {"vector_width": width, "stride": stride, "reads": 32, "level": 2}
+        rows, shift, regions = mod["_region_rows"](p), mod["_rows_per_shift"](p), mod["_regions"](p)
+        e = 4 * width
+        lines = [(r * shift + lane * stride) * e // 128 for r in range(32) for lane in range(32)]
+        per_warp = len(set(lines))
+        assert per_warp == len(lines) // max(1, 128 // (stride * e)), (width, stride)
+        assert regions % 2 == 1 and regions * rows * e <= mod["LEVEL2_BYTES"]
+        assert regions * rows * e > 4 * (256 << 10)  # far beyond a first-level cache
+        assert mod["_rows"](p) <= regions * rows
 
 
 def test_quick_sweep_on_pocl(engine):
@@ -84,5 +127,7 @@ def test_quick_sweep_on_pocl(engine):
     result = get_analysis("cache_requests")([m.to_json() for m in results],
                                             engine.info.to_json(), None)
     chars = {c.name: c.value for c in result.characteristics}
-    for name in ("cache_requests_per_s", "cache_requests_per_cycle_per_cu"):
+    assert {p["level"] for p in points} == {1, 2}
+    for name in ("cache_requests_per_s", "cache_requests_per_cycle_per_cu", "l2_requests_per_s",
+                 "l2_requests_per_cycle_per_cu"):
         assert math.isfinite(chars[name]) and chars[name] > 0, name

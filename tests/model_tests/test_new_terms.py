@@ -151,6 +151,77 @@ def test_a_five_point_stencil_rereads_rows_from_the_cache_when_they_fit():
     assert memory_bytes(stats, tiny)[0] > 4.9 * n * n * 4 + out
 
 
+def _lane_by_lane_stencil(rows):
+    """out[i, j, :] = u[i + r, j, :] summed over *rows* rows, a float8 vector per item whose
+    lanes loopy emits one by one (the store is predicated on the vector iname)."""
+    import loopy as lp
+    import numpy as np
+
+    knl = lp.make_kernel(
+        "{[i, j, v]: 0 <= i, j < n and 0 <= v < 8}",
+        "out[i, j, v] = " + " + ".join(f"u[i + {r}, j, v]" for r in range(rows))
+        + " if v < m else 0",
+        [lp.GlobalArg("u", np.float32, shape=(f"n + {rows}", "n", 8)),
+         lp.GlobalArg("out", np.float32, shape=("n", "n", 8)), lp.ValueArg("n", np.int32),
+         lp.ValueArg("m", np.int32)],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.tag_array_axes(knl, "u,out", "c,c,vec")
+    knl = lp.split_iname(knl, "j", 32, inner_tag="l.0", outer_tag="g.0")
+    knl = lp.split_iname(knl, "i", 4, inner_tag="l.1", outer_tag="g.1")
+    return lp.tag_inames(knl, {"v": "vec"})
+
+
+def test_lane_by_lane_lines_of_one_subgroup_counted_exactly():
+    """The lines one warp touches through lane-by-lane instructions: 32 items × 8 floats =
+    1 KiB = 8 lines of 128 B per row of u read and per row of out written."""
+    from gencl.model._stats import _per_lane_insns
+
+    for rows in (1, 3):
+        knl = _lane_by_lane_stencil(rows)
+        assert _per_lane_insns(knl), "loopy must emit this store lane by lane"
+        stats = compute_stats(knl, {"n": 256, "m": 8}, subgroup_size=32)
+        assert stats.extra["per_lane_lines"] == {"32": 32 * (rows + 1), "64": 16 * (rows + 1),
+                                                 "128": 8 * (rows + 1)}
+
+
+@pytest.mark.parametrize("resident, hit", [(512, 1.0), (2048, 0.5)])
+def test_lane_by_lane_rereads_miss_the_first_level_beyond_its_size(resident, hit):
+    """hit = min(1, L1 / (resident warps × lines per warp × line)); the misses cost one more
+    request each at the measured next-level rate."""
+    from gencl.model._cache_reuse import per_lane_hit_share
+    from gencl.model._predict import cache_requests
+
+    lines = 16  # per warp, 128-B lines: 2 KiB
+    l1 = 2048 / 32 * lines * 128 / 2  # half of what 2048 resident items hold
+    summary = {"cache_levels": [{"size_bytes": l1}, {"size_bytes": 8e6}],
+               "cache_requests_per_s": 1e11, "l2_requests_per_s": 4e10}
+    p = params_from(summary, {**GPU, "registers_per_block": None})
+    lane = Access("u", "global", "load", 4, 8, 1 << 20, 8.0, per_lane=True)
+    whole = Access("f", "global", "load", 4, 8, 1 << 20, 8.0)
+    stats = KernelStats(1 << 17, 256, 512, {}, (lane, whole), {"u": 4 << 20, "f": 4 << 20},
+                        0.0, 0.0, local_size=(256,), extra={"per_lane_lines": {"128": lines}})
+    assert per_lane_hit_share(stats, resident, p) == pytest.approx(hit)
+    requests = cache_requests(lane, stats, p) + cache_requests(whole, stats, p)
+    misses = cache_requests(lane, stats, p) * (1 - per_lane_hit_share(stats, 2048, p))
+    t = predict(stats, p).terms["cache_requests"]
+    assert t == pytest.approx(requests / 1e11 + misses / 4e10)
+    assert misses > 0
+    # without a line count, or without a measured first level, every request hits
+    bare = KernelStats(1 << 17, 256, 512, {}, (lane, whole), {"u": 4 << 20, "f": 4 << 20},
+                       0.0, 0.0, local_size=(256,))
+    assert predict(bare, p).terms["cache_requests"] == pytest.approx(requests / 1e11)
+    assert per_lane_hit_share(stats, 2048, params_from({}, GPU)) == 1.0
+
+
+def test_next_level_rate_falls_back_to_the_first_levels_and_says_so():
+    p = params_from({"cache_requests_per_s": 2e11}, GPU)
+    assert p.l2_requests_per_s == 2e11 and p.sources["l2_requests_per_s"] == "nominal"
+    assert "l2_requests_per_s" in nominal_inputs("cache_requests", p)
+    measured = params_from({"cache_requests_per_s": 2e11, "l2_requests_per_s": 1e11}, GPU)
+    assert measured.l2_requests_per_s == 1e11
+    assert nominal_inputs("cache_requests", measured) == []
+
+
 def test_accuracy_report_names_held_out_kernels(capsys):
     """``gencl explain --accuracy`` says whether the terms were developed on the kernel."""
     import json
