@@ -169,7 +169,7 @@ def _global_subscripts(expr: Any, arrays: Mapping[str, Any]) -> list[tuple[str, 
 
     found: list[tuple[str, tuple]] = []
 
-    class Subscripts(WalkMapper):  # type: ignore[misc]
+    class Subscripts(WalkMapper):
         def map_subscript(self, e: Any, *args: Any) -> None:
             if isinstance(e.aggregate, Variable) and e.aggregate.name in arrays:
                 found.append((e.aggregate.name,
