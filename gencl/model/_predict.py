@@ -210,9 +210,10 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # lane-by-lane requests the first level cannot hold go on to the next (_cache_reuse)
     lane_requests = sum(cache_requests(a, stats, p) for a in stats.accesses
                         if a.space == "global" and a.per_lane)
-    misses = lane_requests * (1.0 - per_lane_hit_share(stats, conc, p))
-    t_req = requests / p.cache_requests_per_s \
-        + (misses / p.l2_requests_per_s if misses and p.l2_requests_per_s else 0.0)
+    lane_hits = per_lane_hit_share(stats, conc, p)
+    misses = lane_requests * (1.0 - lane_hits)
+    t_miss = misses / p.l2_requests_per_s if misses and p.l2_requests_per_s else 0.0
+    t_req = requests / p.cache_requests_per_s + t_miss
     # Little's law on DRAM: bytes in flight = one access of each site per resident work item,
     # plus the asynchronous copies a temporal launch keeps in flight (loopy does not see them)
     per_item = float(sum(a.itemsize * (1 if a.per_lane else a.vec_width)
@@ -236,6 +237,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     exponent = p.overlap_vector_exponent if vectorized(stats) else p.overlap_scalar_exponent
     body = overlap((t_compute, t_bw, t_req, t_lat, t_local, t_dispatch), exponent) / balance \
         + t_sync
+    hit_all = overlap((t_compute, t_bw, t_req - t_miss, t_lat, t_local, t_dispatch),
+                      exponent) / balance + t_sync
     time_s = body
     terms = {"compute": t_compute, "memory_bandwidth": t_bw, "cache_requests": t_req,
              "memory_latency": t_lat, "local_memory": t_local, "dispatch": t_dispatch,
@@ -245,7 +248,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # the roof: useful work at the peak of the limiting resource
     ideal = max(compute_time(stats, p), useful / p.dram_bw if not p.cached or traffic
                 else min(useful, sum(stats.footprint.values())) / p.dram_bw)
-    criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful, local_eff)
+    criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful, local_eff,
+                         lane_hits, body / max(hit_all, 1e-30))
     return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30),
                       steps=steps)
 
@@ -274,7 +278,8 @@ def _bank_efficiency(stats: KernelStats, p: ModelParams) -> float:
 
 def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body: float,
               divergence: float, balance: float, conc: float, useful: float,
-              local_eff: float) -> tuple[Criterion, ...]:
+              local_eff: float, lane_hits: float, miss_speedup: float,
+              ) -> tuple[Criterion, ...]:
     total = max(body, 1e-30)
     mem_share = max(terms["memory_bandwidth"], terms["memory_latency"],
                     terms["cache_requests"]) / total
@@ -298,6 +303,12 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
                   "follow local id 0 or vectorize"),
         Criterion("local_memory_efficiency", local_eff, sp(local_eff, local_share),
                   "bank conflicts in local memory: pad the tile"),
+        # not one of seed 001's: the share of lane-by-lane requests the first level holds; the
+        # speedup is the model's time without the requests that go on to the next level
+        Criterion("first_level_reuse", lane_hits, miss_speedup,
+                  "lane-by-lane vector code re-reads lines the first-level cache cannot hold "
+                  "for every resident sub-group: make the vector accesses whole (a padded "
+                  "boundary) or narrow the vector"),
         Criterion("throughput_occupancy", occupancy, sp(occupancy, compute_share + mem_share),
                   "too few work items per compute unit to pass the ridge point: more or "
                   "larger work-groups, less work per item"),

@@ -194,7 +194,9 @@ def test_lane_by_lane_rereads_miss_the_first_level_beyond_its_size(resident, hit
     lines = 16  # per warp, 128-B lines: 2 KiB
     l1 = 2048 / 32 * lines * 128 / 2  # half of what 2048 resident items hold
     summary = {"cache_levels": [{"size_bytes": l1}, {"size_bytes": 8e6}],
-               "cache_requests_per_s": 1e11, "l2_requests_per_s": 4e10}
+               "cache_requests_per_s": 1e11, "l2_requests_per_s": 4e10,
+               "group_dispatch_s": 1e-15, "copy_bw_Bps": 1e15,  # the requests decide
+               "global_latency_cycles": 1.0}
     p = params_from(summary, {**GPU, "registers_per_block": None})
     lane = Access("u", "global", "load", 4, 8, 1 << 20, 8.0, per_lane=True)
     whole = Access("f", "global", "load", 4, 8, 1 << 20, 8.0)
@@ -203,13 +205,20 @@ def test_lane_by_lane_rereads_miss_the_first_level_beyond_its_size(resident, hit
     assert per_lane_hit_share(stats, resident, p) == pytest.approx(hit)
     requests = cache_requests(lane, stats, p) + cache_requests(whole, stats, p)
     misses = cache_requests(lane, stats, p) * (1 - per_lane_hit_share(stats, 2048, p))
-    t = predict(stats, p).terms["cache_requests"]
+    pred = predict(stats, p)
+    t = pred.terms["cache_requests"]
     assert t == pytest.approx(requests / 1e11 + misses / 4e10)
     assert misses > 0
+    # explain's criterion: the share that hits, and the time without the misses
+    reuse = {c.name: c for c in pred.criteria}["first_level_reuse"]
+    assert reuse.value == pytest.approx(0.5)
+    assert pred.bottleneck == "cache_requests"
+    assert reuse.speedup == pytest.approx(t / (t - misses / 4e10))
     # without a line count, or without a measured first level, every request hits
     bare = KernelStats(1 << 17, 256, 512, {}, (lane, whole), {"u": 4 << 20, "f": 4 << 20},
                        0.0, 0.0, local_size=(256,))
     assert predict(bare, p).terms["cache_requests"] == pytest.approx(requests / 1e11)
+    assert {c.name: c for c in predict(bare, p).criteria}["first_level_reuse"].speedup == 1.0
     assert per_lane_hit_share(stats, 2048, params_from({}, GPU)) == 1.0
 
 
