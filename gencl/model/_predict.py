@@ -205,11 +205,11 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     if traffic:
         dram = useful = traffic["global_read_bytes"] + traffic["global_write_bytes"]
     t_bw = dram / p.dram_bw
-    requests = sum(cache_requests(a, stats, p) for a in stats.accesses if a.space == "global")
+    per_site = [(a, cache_requests(a, stats, p)) for a in stats.accesses if a.space == "global"]
+    requests = sum(n for _, n in per_site)
     requests += spill_requests(stats, p)  # per-item memory, served by the same L1
     # lane-by-lane requests the first level cannot hold go on to the next (_cache_reuse)
-    lane_requests = sum(cache_requests(a, stats, p) for a in stats.accesses
-                        if a.space == "global" and a.per_lane)
+    lane_requests = sum(n for a, n in per_site if a.per_lane)
     lane_hits = per_lane_hit_share(stats, conc, p)
     misses = lane_requests * (1.0 - lane_hits)
     t_miss = misses / p.l2_requests_per_s if misses and p.l2_requests_per_s else 0.0
@@ -237,8 +237,9 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     exponent = p.overlap_vector_exponent if vectorized(stats) else p.overlap_scalar_exponent
     body = overlap((t_compute, t_bw, t_req, t_lat, t_local, t_dispatch), exponent) / balance \
         + t_sync
+    # the same without the misses: the first_level_reuse criterion's speedup
     hit_all = overlap((t_compute, t_bw, t_req - t_miss, t_lat, t_local, t_dispatch),
-                      exponent) / balance + t_sync
+                      exponent) / balance + t_sync if t_miss else body
     time_s = body
     terms = {"compute": t_compute, "memory_bandwidth": t_bw, "cache_requests": t_req,
              "memory_latency": t_lat, "local_memory": t_local, "dispatch": t_dispatch,

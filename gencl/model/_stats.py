@@ -258,9 +258,7 @@ def _per_lane_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
                            else int(_value(t.stride, env)) for t in arg.dim_tags]
                 size = np.dtype(arg.dtype.numpy_dtype).itemsize
                 base = order[name] << 48  # arrays never share lines
-                touched = get_access_map(domain, index).range()
-                touched = touched.project_out_all_params() if touched.dim(
-                    isl.dim_type.param) else touched
+                touched = get_access_map(domain, index).range().project_out_all_params()
 
                 def add(point: Any, strides: list[int] = strides, size: int = size,
                         base: int = base) -> None:

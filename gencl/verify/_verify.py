@@ -15,7 +15,6 @@ from gencl.verify._result import VariantCheck, VerifyReport
 from gencl.verify._sample import choose_points
 
 
-
 def verify(specs: Sequence[BenchmarkSpec], *, device: str | int | None = None,
            oclgrind: bool = False, ptx: bool = False, sample: int | None = None,
            exhaustive: bool = False, artifacts: str | Path | None = None,
