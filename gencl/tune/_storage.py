@@ -36,11 +36,31 @@ def open_storage(url: str, *, attempts: int = 3) -> BaseStorage:
     for attempt in range(attempts):
         try:
             return _open(url)
-        except GenclError as exc:
-            if "IntegrityError" not in str(exc) or attempt == attempts - 1:
-                raise
-            time.sleep(0.5 * (attempt + 1))
+        except Exception as exc:  # noqa: BLE001 -- SQLAlchemy: unknown dialect, refused connection
+            if _creation_race(exc) and attempt < attempts - 1:
+                time.sleep(0.5 * (attempt + 1))
+                continue
+            if isinstance(exc, (ValueError, ImportError, optuna.exceptions.StorageInternalError)):
+                raise GenclError(f"--storage {url}: {str(exc).splitlines()[0][:200]}") from None
+            raise GenclError(f"--storage {url}: {type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0][:200]}") from None
     raise AssertionError("unreachable")
+
+
+# PostgreSQL's codes for a table, type or index another session created first:
+# duplicate_table, duplicate_object, unique_violation (on pg_type when two CREATE TABLEs collide).
+_DUPLICATE_PGCODES = {"42P07", "42710", "23505"}
+
+
+def _creation_race(exc: BaseException) -> bool:
+    """Whether *exc* is another worker having created Optuna's tables first."""
+    import sqlalchemy.exc
+
+    if not isinstance(exc, (sqlalchemy.exc.IntegrityError, sqlalchemy.exc.ProgrammingError)):
+        return False
+    code = getattr(getattr(exc, "orig", None), "pgcode", None) or \
+        getattr(getattr(exc, "orig", None), "sqlstate", None)
+    return isinstance(exc, sqlalchemy.exc.IntegrityError) or code in _DUPLICATE_PGCODES
 
 
 def _open(url: str) -> BaseStorage:
@@ -53,18 +73,12 @@ def _open(url: str) -> BaseStorage:
     url = _postgres_driver(url)
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # heartbeat options are marked experimental
-            return RDBStorage(
-                url, heartbeat_interval=HEARTBEAT_S, grace_period=3 * HEARTBEAT_S,
-                failed_trial_callback=RetryFailedTrialCallback(max_retry=1),
-                engine_kwargs={"pool_pre_ping": True} if url.startswith("postgres") else None)
-    except (ValueError, ImportError, optuna.exceptions.StorageInternalError) as exc:
-        raise GenclError(f"--storage {url}: {str(exc).splitlines()[0][:200]}") from None
-    except Exception as exc:  # noqa: BLE001 -- SQLAlchemy: unknown dialect, refused connection
-        raise GenclError(f"--storage {url}: {type(exc).__name__}: "
-                         f"{str(exc).splitlines()[0][:200]}") from None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # heartbeat options are marked experimental
+        return RDBStorage(
+            url, heartbeat_interval=HEARTBEAT_S, grace_period=3 * HEARTBEAT_S,
+            failed_trial_callback=RetryFailedTrialCallback(max_retry=1),
+            engine_kwargs={"pool_pre_ping": True} if url.startswith("postgres") else None)
 
 
 def _postgres_driver(url: str) -> str:

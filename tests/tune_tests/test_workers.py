@@ -24,6 +24,9 @@ from optuna.trial import TrialState
 PG_BIN = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
 
 
+FRESH_DATABASES = 2  # empty databases for the table-creation race tests
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -50,6 +53,9 @@ def postgres_url():
                    check=True, capture_output=True)
     subprocess.run(_as_postgres([f"{bin_}/createdb", "-h", root, "-p", str(port), "-U", "gencl",
                                  "optuna"]), check=True, capture_output=True)
+    for n in range(FRESH_DATABASES):
+        subprocess.run(_as_postgres([f"{bin_}/createdb", "-h", root, "-p", str(port), "-U",
+                                     "gencl", f"fresh{n}"]), check=True, capture_output=True)
     yield f"postgresql://gencl@127.0.0.1:{port}/optuna"
     subprocess.run(_as_postgres([f"{bin_}/pg_ctl", "-D", data, "-m", "immediate", "stop"]),
                    capture_output=True)
@@ -88,6 +94,51 @@ def _check_two_workers(cache, url, tmp_path):
 
 def test_two_workers_postgres(cache, postgres_url, tmp_path):
     _check_two_workers(cache, postgres_url, tmp_path)
+
+
+def test_worker_that_loses_the_table_creation_race_retries(postgres_url):
+    """Another worker creates Optuna's tables while this one is creating them: this one's
+    CREATE TABLE waits on the other's transaction, then fails ('duplicate key … pg_type'), and
+    open_storage retries and finds the tables, instead of failing the run."""
+    import threading
+
+    import sqlalchemy
+    from optuna.storages._rdb import models
+
+    from gencl.tune import open_storage
+
+    url = postgres_url.rsplit("/", 1)[0] + "/fresh0"
+    other = sqlalchemy.create_engine(url.replace("postgresql://", "postgresql+psycopg2://"))
+    opened: list = []
+    with other.begin() as conn:
+        models.BaseModel.metadata.create_all(conn)         # not committed: invisible to ours
+        ours = threading.Thread(target=lambda: opened.append(open_storage(url)))
+        ours.start()
+        time.sleep(2.0)                                     # ours sees no tables and blocks
+        assert ours.is_alive()
+    ours.join(timeout=60)                                   # the other commits: ours retries
+    other.dispose()
+    assert opened, "open_storage failed on the creation race"
+    assert optuna.create_study(storage=opened[0]).study_name
+
+
+def test_duplicate_table_from_postgresql_counts_as_the_creation_race(postgres_url):
+    """The other order of the race: the table appeared between our check and our CREATE."""
+    import sqlalchemy
+
+    from gencl.tune._storage import _creation_race
+
+    url = postgres_url.rsplit("/", 1)[0] + "/fresh1"
+    engine = sqlalchemy.create_engine(url.replace("postgresql://", "postgresql+psycopg2://"))
+    with engine.begin() as conn:
+        conn.execute(sqlalchemy.text("CREATE TABLE t (x int)"))
+    with pytest.raises(sqlalchemy.exc.ProgrammingError) as dup, engine.begin() as conn:
+        conn.execute(sqlalchemy.text("CREATE TABLE t (x int)"))
+    with pytest.raises(sqlalchemy.exc.ProgrammingError) as missing, engine.begin() as conn:
+        conn.execute(sqlalchemy.text("SELECT * FROM no_such_table"))
+    engine.dispose()
+    assert _creation_race(dup.value)
+    assert not _creation_race(missing.value)                # other SQL errors still fail
 
 
 def test_two_workers_journal(cache, tmp_path):
