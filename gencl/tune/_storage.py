@@ -47,20 +47,21 @@ def open_storage(url: str, *, attempts: int = 3) -> BaseStorage:
     raise AssertionError("unreachable")
 
 
-# PostgreSQL's codes for a table, type or index another session created first:
-# duplicate_table, duplicate_object, unique_violation (on pg_type when two CREATE TABLEs collide).
-_DUPLICATE_PGCODES = {"42P07", "42710", "23505"}
+# PostgreSQL's SQLSTATEs for a table, type or index another session created first
+# (duplicate_table, duplicate_object); a unique violation on pg_type, when two CREATE TABLEs
+# collide, arrives as an IntegrityError.
+_DUPLICATE_SQLSTATES = {"42P07", "42710"}
 
 
 def _creation_race(exc: BaseException) -> bool:
     """Whether *exc* is another worker having created Optuna's tables first."""
     import sqlalchemy.exc
 
-    if not isinstance(exc, (sqlalchemy.exc.IntegrityError, sqlalchemy.exc.ProgrammingError)):
-        return False
-    code = getattr(getattr(exc, "orig", None), "pgcode", None) or \
-        getattr(getattr(exc, "orig", None), "sqlstate", None)
-    return isinstance(exc, sqlalchemy.exc.IntegrityError) or code in _DUPLICATE_PGCODES
+    if isinstance(exc, sqlalchemy.exc.IntegrityError):
+        return True
+    orig = getattr(exc, "orig", None)  # psycopg2 names it pgcode, psycopg 3 sqlstate
+    code = getattr(orig, "pgcode", None) or getattr(orig, "sqlstate", None)
+    return isinstance(exc, sqlalchemy.exc.ProgrammingError) and code in _DUPLICATE_SQLSTATES
 
 
 def _open(url: str) -> BaseStorage:

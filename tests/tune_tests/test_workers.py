@@ -106,9 +106,10 @@ def test_worker_that_loses_the_table_creation_race_retries(postgres_url):
     from optuna.storages._rdb import models
 
     from gencl.tune import open_storage
+    from gencl.tune._storage import _postgres_driver
 
     url = postgres_url.rsplit("/", 1)[0] + "/fresh0"
-    other = sqlalchemy.create_engine(url.replace("postgresql://", "postgresql+psycopg2://"))
+    other = sqlalchemy.create_engine(_postgres_driver(url))
     opened: list = []
     with other.begin() as conn:
         models.BaseModel.metadata.create_all(conn)         # not committed: invisible to ours
@@ -126,10 +127,10 @@ def test_duplicate_table_from_postgresql_counts_as_the_creation_race(postgres_ur
     """The other order of the race: the table appeared between our check and our CREATE."""
     import sqlalchemy
 
-    from gencl.tune._storage import _creation_race
+    from gencl.tune._storage import _creation_race, _postgres_driver
 
     url = postgres_url.rsplit("/", 1)[0] + "/fresh1"
-    engine = sqlalchemy.create_engine(url.replace("postgresql://", "postgresql+psycopg2://"))
+    engine = sqlalchemy.create_engine(_postgres_driver(url))
     with engine.begin() as conn:
         conn.execute(sqlalchemy.text("CREATE TABLE t (x int)"))
     with pytest.raises(sqlalchemy.exc.ProgrammingError) as dup, engine.begin() as conn:
