@@ -154,13 +154,14 @@ def analyze_cache_requests(records: Sequence[Mapping[str, Any]], device: Mapping
             notes.append(f"no successful level-{lv} measurement")
     series_keys = sorted({(level(r["point"]), int(r["point"].get("vector_width", 1)))
                           for r in ok})
-    xs = sorted({lines_per_instruction(r["point"], subgroup, line) for r in ok})
+    x_of = {r["variant_id"]: lines_per_instruction(r["point"], subgroup, line) for r in ok}
+    xs = sorted(set(x_of.values()))
     lines_y: dict[str, list[float | None]] = {}
     for lv, w in series_keys:
         got: dict[float, float] = {}  # strides past the sub-group's reach share an x: best
         for r in ok:
             if (level(r["point"]), int(r["point"].get("vector_width", 1))) == (lv, w):
-                x = lines_per_instruction(r["point"], subgroup, line)
+                x = x_of[r["variant_id"]]
                 got[x] = max(got.get(x, 0.0), rates[r["variant_id"]])
         label = "float" if w == 1 else f"float{w}"
         lines_y[label if lv == 1 else f"{label}, level 2"] = [got.get(x) for x in xs]

@@ -54,4 +54,4 @@ def per_lane_hit_share(stats: KernelStats, resident_items: float, p: ModelParams
     line = min(counted, key=lambda size: abs(size - p.request_line_bytes))
     subgroups = resident_items / max(1, min(p.subgroup_size, stats.group_size))
     live = subgroups * counted[line] * line
-    return min(1.0, min(p.cache_level_bytes) / live) if live > 0 else 1.0
+    return min(1.0, p.cache_level_bytes[0] / live) if live > 0 else 1.0

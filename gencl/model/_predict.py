@@ -194,13 +194,14 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     """Predicted time of one launch of *steps* sweeps; *traffic* (a temporal launch's
     ``tile_traffic``) replaces loopy's counts of global bytes, local bytes and barriers, and
     with *flops_per_update* its compute (point updates × flops per update)."""
+    t_ops = compute_time(stats, p)  # loopy's op counts; the roof below uses them too
     conc = _concurrency(stats, p)
     below_ridge = max(1.0, p.ridge_items_per_cu / conc)
     if traffic and flops_per_update:
         t_compute = traffic["point_updates"] * flops_per_update / flop_rate(stats, p) \
             * below_ridge
     else:
-        t_compute = compute_time(stats, p) * below_ridge
+        t_compute = t_ops * below_ridge
     dram, useful = memory_bytes(stats, p)
     if traffic:
         dram = useful = traffic["global_read_bytes"] + traffic["global_write_bytes"]
@@ -247,7 +248,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # the launch overhead is shown, not added: the time is the kernel's execution (START→END)
     bottleneck = max((k for k in terms if k != "launch"), key=lambda k: terms[k])
     # the roof: useful work at the peak of the limiting resource
-    ideal = max(compute_time(stats, p), useful / p.dram_bw if not p.cached or traffic
+    ideal = max(t_ops, useful / p.dram_bw if not p.cached or traffic
                 else min(useful, sum(stats.footprint.values())) / p.dram_bw)
     criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful, local_eff,
                          lane_hits, body / max(hit_all, 1e-30))

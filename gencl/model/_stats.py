@@ -226,6 +226,7 @@ def _per_lane_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
     lanes = _subgroup_lanes(knl, local_size, groups_per_axis, subgroup_size)
     vector = {name for name, tags in knl.inames.items()
               if any(isinstance(t, lp.kernel.data.VectorizeTag) for t in tags.tags)}
+    walked = set(lanes) | vector  # every other iname stays at its first value: one pass
     offsets: set[int] = set()
     try:
         for insn in knl.instructions:
@@ -250,7 +251,7 @@ def _per_lane_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
             # lane are those of one iteration (a blocked row, a blocked column), not all of them
             first = domain.lexmin()
             for i in range(domain.dim(isl.dim_type.set)):
-                if domain.get_dim_name(isl.dim_type.set, i) not in set(lanes) | vector:
+                if domain.get_dim_name(isl.dim_type.set, i) not in walked:
                     domain = domain.fix_val(isl.dim_type.set, i, first.dim_min_val(i))
             for name, index in subs:
                 arg = arrays[name]
