@@ -10,6 +10,19 @@ profile), the share that does not fit comes from DRAM again. Known limit: the re
 a plane (3-D) is the data streamed while one plane passes, which loopy's per-launch counts do not
 state; a wave that streams planes is priced as if its in-flight set were the live set.
 
+Reuse distances from the order of one work item's accesses (``KernelStats.extra["item_trace"]``,
+counted by ``gencl.model._stats._item_trace``). The live-set rule above cannot see when a re-read
+comes: a row blocked around a streamed loop (``block_j`` rows, each streamed through
+``stream_k`` planes in turn) reads its neighbour rows once as a neighbour and again, a whole
+streamed loop later, as its own row; between the two the resident wave has moved megabytes.
+The trace prices it: every item runs the same trace translated by its global ids (each array's
+byte ``step`` per item along each axis), the items start in dispatch order (axis 0 fastest,
+``resident`` of them at a time) and run at one pace, so the previous use of an address is the
+nearest earlier (item, position) whose translated address equals it, and the bytes the cache
+took in between are the elapsed positions × the resident items × the bytes one item brings in
+per position (its DRAM traffic: its misses and stores over its positions, found by iterating
+from "every access brings its bytes"). A load misses where that exceeds the largest cache level.
+
 Reuse of lane-by-lane vector accesses through the first-level cache. loopy emits a vector access
 it cannot vectorize one lane at a time (a branch-form floatN stencil): each lane reads its chunk
 in successive instructions, so every line a sub-group touches is requested again and again over
@@ -22,7 +35,10 @@ measured request rate (``l2_requests_per_s``, the cache_requests benchmark's lev
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
 
 from gencl.model._params import ModelParams
 from gencl.model._stats import Access, KernelStats
@@ -42,6 +58,60 @@ def dram_bytes(moved: float, footprint: float, live: float, p: ModelParams) -> f
     cache = max(p.cache_level_bytes, default=0) or p.cache_bytes
     miss = 0.0 if live <= cache else 1.0 - cache / live
     return footprint + (moved - footprint) * miss
+
+
+def trace_miss_shares(trace: Mapping[str, Any] | None, resident_items: float, cache: float,
+                      *, rounds: int = 8) -> dict[str, float]:
+    """Share of each read array's loads that miss the largest cache level (*cache* bytes) with
+    *resident_items* items resident, from one item's trace; {} without a trace."""
+    if not trace or not trace.get("arrays") or resident_items <= 0 or cache <= 0:
+        return {}
+    length = float(trace["length"])
+    local, groups = list(trace["local"]), list(trace["groups"])
+    groups += [1] * (len(local) - len(groups))
+    group_size = float(np.prod(local))
+    before = np.cumprod([1.0] + [float(g) for g in groups])[:len(local)]
+    # items dispatched between an item and its neighbour one step along each axis
+    dispatch = [before[d] * group_size / local[d] for d in range(len(local))]
+    extent = [groups[d] * local[d] for d in range(len(local))]
+    elapsed: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
+    for name, a in trace["arrays"].items():
+        if any(s == 0 for s in a["step"]):
+            continue  # every item along an axis reads the same: left to the live-set rule
+        pos = np.asarray(a["pos"], dtype=float)
+        addr = np.asarray(a["addr"], dtype=np.int64)
+        load = np.asarray(a["load"], dtype=bool)
+        diff = addr[:, None] - addr[None, :]
+        ok = np.ones(diff.shape, dtype=bool)
+        # the item whose access j reads what access i reads is q steps on along each axis,
+        # dispatched `later` items after this one
+        later = np.zeros(diff.shape)
+        steps = [(abs(s), d, s) for d, s in enumerate(a["step"]) if s]
+        for _, d, step in sorted(steps, reverse=True):  # the largest step first
+            q = np.rint(diff / step).astype(np.int64)
+            diff = diff - q * step
+            ok &= np.abs(q) < extent[d]
+            later += q * dispatch[d]
+        ok &= diff == 0
+        np.fill_diagonal(ok, False)
+        # positions from the other item's access to this one: it started later / resident
+        # waves of `length` positions after this item
+        gap = (pos[:, None] - pos[None, :]) - later * length / resident_items
+        gap = np.where(ok & (gap > 0), gap, np.inf)
+        elapsed[name] = (gap.min(axis=1), load, int(a["bytes"]))
+    per_position = sum(b * len(g) for g, _, b in elapsed.values()) / length
+    shares: dict[str, float] = {}
+    for _ in range(rounds):
+        brought = 0.0
+        for name, (gap, load, size) in elapsed.items():
+            miss = ~(gap * per_position * resident_items <= cache)
+            if load.any():
+                shares[name] = float(np.mean(miss[load]))
+            brought += size * (np.sum(miss & load) + np.sum(~load))
+        if abs(brought / length - per_position) <= 1e-3 * per_position:
+            break
+        per_position = brought / length
+    return shares
 
 
 def per_lane_hit_share(stats: KernelStats, resident_items: float, p: ModelParams) -> float:

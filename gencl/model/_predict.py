@@ -33,7 +33,9 @@ benchmark's rounded corner, ``overlap_scalar_exponent`` for scalar code and
   group's size (``barrier_phase`` benchmark: a + b · group size per group and barrier, on its
   compute unit); it stalls the unit, so it adds;
 - memory latency: Little's law — with too few work items in flight the bandwidth is
-  (bytes in flight) / (measured global latency Λ);
+  (bytes in flight) / (measured global latency Λ); and no less than one Λ per load round of
+  each wave of resident items (a loop the code keeps issues its loads after the last
+  iteration's data came: a tile's fetch loop, ``_stats._item_trace``);
 - work-groups that do not fill the last wave leave compute units idle (load balance).
 
 A temporally blocked launch (k sweeps) is priced from what its transform reports it does
@@ -59,7 +61,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from gencl.model._cache_reuse import dram_bytes as reuse_dram_bytes
-from gencl.model._cache_reuse import live_bytes, per_lane_hit_share
+from gencl.model._cache_reuse import live_bytes, per_lane_hit_share, trace_miss_shares
 from gencl.model._params import ModelParams
 from gencl.model._registers import resident_items_per_cu, spill_requests
 from gencl.model._stats import Access, KernelStats
@@ -122,19 +124,30 @@ def access_efficiency(a: Access, p: ModelParams) -> float:
 
 def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float]:
     """(DRAM bytes, useful bytes) of the global accesses; re-reads beyond an array's footprint
-    are cache hits, priced by the cache-request term instead."""
-    moved: dict[str, float] = {}
+    are cache hits, priced by the cache-request term instead. Where the work item's trace was
+    counted, a read array's loads miss by their reuse distances (``trace_miss_shares``); else
+    by the live set of the resident wave (``reuse_dram_bytes``)."""
+    moved: dict[tuple[str, str], float] = {}
     useful = 0.0
     for a in stats.accesses:
         if a.space != "global":
             continue
         useful += a.bytes
-        moved[a.array] = moved.get(a.array, 0.0) + a.bytes / access_efficiency(a, p)
+        key = (a.array, a.direction)
+        moved[key] = moved.get(key, 0.0) + a.bytes / access_efficiency(a, p)
+    resident = _concurrency(stats, p) * p.compute_units
+    cache = max(p.cache_level_bytes, default=0) or p.cache_bytes
+    shares = trace_miss_shares(stats.extra.get("item_trace"), resident, cache) \
+        if p.cached else {}
+    live = live_bytes(resident, stats.accesses)
     dram = 0.0
-    live = live_bytes(_concurrency(stats, p) * p.compute_units, stats.accesses)
-    for array, nbytes in moved.items():
-        footprint = stats.footprint.get(array, nbytes)
-        dram += reuse_dram_bytes(nbytes, footprint, live, p)  # neighbours: _cache_reuse
+    for array in {name for name, _ in moved}:
+        loads, stores = moved.get((array, "load"), 0.0), moved.get((array, "store"), 0.0)
+        if array in shares:
+            dram += loads * shares[array] + stores
+            continue
+        nbytes = loads + stores
+        dram += reuse_dram_bytes(nbytes, stats.footprint.get(array, nbytes), live, p)
     return dram, useful
 
 
@@ -222,6 +235,12 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     per_item += (traffic or {}).get("copy_bytes_in_flight_per_item", 0.0)
     in_flight = conc * p.compute_units * per_item
     t_lat = dram * p.global_latency_s / in_flight if in_flight else 0.0
+    # each resident item waits one latency per load round (a loop the code keeps): the waves
+    # of items per compute unit × rounds × Λ (_stats._item_trace)
+    rounds = float((stats.extra.get("item_trace") or {}).get("load_rounds") or 0)
+    if rounds and not traffic:
+        waves = stats.work_items / max(p.compute_units, 1) / conc
+        t_lat = max(t_lat, waves * rounds * p.global_latency_s)
     local = sum(a.bytes for a in stats.accesses if a.space == "local")
     if traffic:
         local = traffic["local_read_bytes"] + traffic["local_write_bytes"]

@@ -23,7 +23,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "7"
+STATS_VERSION = "10"
 
 
 @dataclass(frozen=True)
@@ -274,6 +274,181 @@ def _per_lane_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
             for line in FOOTPRINT_LINE_BYTES}
 
 
+def _points(bset: Any) -> list[list[int]]:
+    """The integer points of an isl set, as coordinate lists."""
+    import islpy as isl
+
+    points: list[list[int]] = []
+    n = bset.dim(isl.dim_type.set)
+    bset.foreach_point(lambda p: points.append(
+        [p.get_coordinate_val(isl.dim_type.set, j).to_python() for j in range(n)]))
+    return points
+
+
+def _load_rounds(trace: list[tuple[tuple, str, int, bool, tuple]]) -> int:
+    """Load rounds of a trace in program order: a new one wherever the next load is in another
+    iteration of the kept loops than the last (the code's straight-line stretches between
+    them are one round each)."""
+    loads = [row[4] for row in trace if row[3]]
+    return int(bool(loads)) + sum(a != b for a, b in zip(loads, loads[1:]))
+
+
+#: longest work-item trace kept (accesses): beyond it the reuse falls back to the live-set rule
+MAX_TRACE_ACCESSES = 20000
+
+
+def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...],
+                groups_per_axis: tuple[int, ...]) -> dict[str, Any] | None:
+    """The global accesses of one interior work item in program order, for the reuse distances
+    of ``gencl.model._cache_reuse.trace_miss_shares``.
+
+    loopy's counts say how often an array is read, not when: a blocked row whose neighbour rows
+    are read again only after a whole streamed loop (a ``block_j`` unroll around a ``stream_k``
+    loop) re-reads them from DRAM, the same reads in one pass hit the cache. The order is the
+    linearized kernel's (loops and unrolled loops as entered; a vector iname is one position);
+    the points come from isl with the item's group and local ids fixed (predicates ignored, as
+    loopy's counts ignore them). Each array's address is affine in the item's global ids: the
+    byte step per item along each axis is read off the same trace one item further on.
+
+    The same walk counts the item's load rounds: the iterations of the loops the code keeps
+    (not unrolled) that issue global loads, plus one for the loads outside them. A GPU issues a
+    work item's instructions in order, so the loads of one iteration wait for the last one's
+    data (a tile's fetch loop: one global latency per iteration); the larger of an interior
+    item's and its work-group's first item's count, since the first items take the extra
+    iterations of a fetch loop and the group waits for them at its barrier.
+
+    Returns {"length": positions, "arrays": {name: {"pos", "addr", "load", "bytes", "step"}},
+    "groups": groups per axis, "local": the work-group shape, "load_rounds": rounds},
+    addresses in bytes relative to the array's first, ``step`` None along an axis of one item;
+    "arrays" empty where the items' traces are not one trace translated (a step not one
+    constant per array); None where an index is not affine or the trace is longer than
+    ``MAX_TRACE_ACCESSES``."""
+    import islpy as isl
+    import loopy as lp
+    from loopy.symbolic import get_access_map
+
+    lin = lp.linearize(lp.preprocess_kernel(t_unit)).default_entrypoint
+    arrays = {a.name: a for a in lin.args
+              if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
+    hw: dict[str, tuple[bool, int]] = {}   # iname -> (is a group iname, axis)
+    vector, unrolled = set(), set()
+    for name, tags in lin.inames.items():
+        for t in tags.tags:
+            kind = type(t).__name__
+            if kind in ("LocalInameTag", "GroupInameTag"):
+                hw[name] = (kind == "GroupInameTag", int(t.axis))
+            elif isinstance(t, lp.kernel.data.VectorizeTag):
+                vector.add(name)
+            elif "Unroll" in kind:  # unr, ilp.unr: straight-line copies in the code
+                unrolled.add(name)
+    runs: list[tuple[int, Any, tuple[tuple[int, str], ...]]] = []
+    stack: list[tuple[int, str]] = []
+    insns = {i.id: i for i in lin.instructions}
+    for k, item in enumerate(lin.linearization):
+        kind = type(item).__name__
+        if kind == "EnterLoop" and item.iname not in vector:
+            stack.append((k, item.iname))
+        elif kind == "LeaveLoop" and item.iname not in vector:
+            stack.pop()
+        elif kind == "RunInstruction" and hasattr(insns[item.insn_id], "expression"):
+            runs.append((k, insns[item.insn_id], tuple(stack)))
+    layout = {name: ([1 if isinstance(t, lp.kernel.array.VectorArrayDimTag)
+                      else int(_value(t.stride, env)) for t in arg.dim_tags],
+                     int(np.dtype(arg.dtype.numpy_dtype).itemsize))
+              for name, arg in arrays.items()}
+
+    def accesses(ids: Mapping[int, tuple[int, int]]) -> list[tuple[tuple, str, int, bool, tuple]]:
+        """(order key, array, byte offset, is a load, iteration of the loops that stay loops)
+        of the item with (group, local) ids."""
+        found: list[tuple[tuple, str, int, bool, tuple]] = []
+        for k, insn, loops in runs:
+            subs = [(n, i, True) for n, i in _global_subscripts(insn.expression, arrays)]
+            subs += [(n, i, False) for n, i in _global_subscripts(insn.assignee, arrays)]
+            if not subs:
+                continue
+            domain = lin.get_inames_domain(insn.within_inames)
+            for i in range(domain.dim(isl.dim_type.param)):
+                name = domain.get_dim_name(isl.dim_type.param, i)
+                if name in env:
+                    domain = domain.fix_val(isl.dim_type.param, i, int(env[name]))
+            for i in reversed(range(domain.dim(isl.dim_type.set))):
+                if domain.get_dim_name(isl.dim_type.set, i) not in insn.within_inames:
+                    domain = domain.project_out(isl.dim_type.set, i, 1)
+            names = [domain.get_dim_name(isl.dim_type.set, i)
+                     for i in range(domain.dim(isl.dim_type.set))]
+            for i, name in enumerate(names):
+                if name in hw:
+                    group, axis = hw[name]
+                    g, lid = ids.get(axis, (0, 0))
+                    domain = domain.fix_val(isl.dim_type.set, i, g if group else lid)
+            looped = {n for _, n in loops}
+            order = [(k_enter, names.index(n)) for k_enter, n in loops if n in names]
+            # the loops up to the innermost one the code keeps: an unrolled loop around a
+            # kept loop makes copies of it, each with its own iterations
+            kept = [i for i, (_, n) in enumerate(loops) if n in names and n not in unrolled]
+            rolled = [(k_enter, names.index(n)) for k_enter, n in loops[:kept[-1] + 1]
+                      if n in names] if kept else []
+            inner = [names.index(n) for n in sorted(insn.within_inames)  # ilp: innermost
+                     if n in names and n not in hw and n not in vector and n not in looped]
+            for site, (arr, index, load) in enumerate(subs):
+                strides, size = layout[arr]
+                for c in _points(get_access_map(domain, index).wrap()):
+                    key = tuple(x for k_enter, j in order for x in (k_enter, c[j])) + \
+                        tuple(c[j] for j in inner) + (k, site)
+                    offset = size * sum(a * s for a, s in zip(c[len(names):], strides))
+                    found.append((key, arr, offset, load,
+                                  tuple(x for k_enter, j in rolled for x in (k_enter, c[j]))))
+                if len(found) > MAX_TRACE_ACCESSES:
+                    raise ValueError("trace too long")
+        found.sort(key=lambda row: row[0])
+        return found
+
+    axes = max(len(local_size), len(groups_per_axis))
+    local_size = tuple(local_size) + (1,) * (axes - len(local_size))
+    groups_per_axis = tuple(groups_per_axis) + (1,) * (axes - len(groups_per_axis))
+    # an interior item whose next neighbour along each axis exists too
+    mid = {d: ((groups_per_axis[d] - 1) // 2, (n - 1) // 2) for d, n in enumerate(local_size)}
+    base = accesses(mid)
+    # a loop the code keeps issues its loads anew each iteration, after the last one's data
+    # came; a work-group's first items take the extra iterations of a tile's fetch loop
+    first = accesses({d: (g, 0) for d, (g, _) in mid.items()})
+    rounds = max(_load_rounds(rows) for rows in (base, first))
+    found = {"length": 0, "arrays": {}, "groups": list(groups_per_axis),
+             "local": list(local_size), "load_rounds": rounds}
+    steps: dict[str, list[int | None]] = {name: [] for name in arrays}
+    for d, n in enumerate(local_size):
+        g, lid = mid[d]
+        if n * groups_per_axis[d] == 1:  # one item along this axis: no neighbour
+            for name in steps:
+                steps[name].append(None)
+            continue
+        shifted = accesses({**mid, d: (g, lid + 1) if n > 1 else (g + 1, 0)})
+        if len(shifted) != len(base):
+            return found  # the items' traces differ (a tile's fetch loop): no reuse distances
+        diffs: dict[str, set[int]] = {}
+        for a, b in zip(base, shifted):
+            diffs.setdefault(a[1], set()).add(b[2] - a[2])
+        if any(len(v) != 1 for v in diffs.values()):
+            return found  # not one constant step per array: not a translated grid
+        for name in steps:
+            steps[name].append(diffs[name].pop() if name in diffs else None)
+    position: int = -1
+    last: tuple | None = None
+    out: dict[str, dict[str, Any]] = {}
+    for key, arr, offset, load, _ in base:  # a vector's lanes share their access's position
+        if key != last:
+            position, last = position + 1, key
+        entry = out.setdefault(arr, {"pos": [], "addr": [], "load": [],
+                                     "bytes": layout[arr][1], "step": steps[arr]})
+        entry["pos"].append(position)
+        entry["addr"].append(offset)
+        entry["load"].append(load)
+    for entry in out.values():  # small numbers in the cached JSON
+        low = min(entry["addr"])
+        entry["addr"] = [a - low for a in entry["addr"]]
+    return {**found, "length": position + 1, "arrays": out}
+
+
 def _only(t_unit: Any, ids: frozenset[str], keep: bool) -> Any:
     """The program with only the instructions in *ids* (keep) or all but them (not keep); the
     counters need no schedule, so dangling dependencies are simply dropped."""
@@ -310,6 +485,10 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
         mem_maps = [(lane, lp.get_mem_access_map(part, subgroup_size=subgroup_size))
                     for lane, part in parts if part.default_entrypoint.instructions]
         sync_map = lp.get_synchronization_map(t_unit, subgroup_size=subgroup_size)
+        try:
+            trace = _item_trace(t_unit, env, local_size, groups_per_axis)
+        except Exception:  # noqa: BLE001 -- not affine, or isl cannot state it: no trace
+            trace = None
     ops: dict[str, float] = {}
     for op, poly in op_map.items():
         n = _count(poly, env)
@@ -361,7 +540,8 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
     return KernelStats(items, group, groups, ops, tuple(accesses), footprint,
                        barriers, _divergent_fraction(knl), int(static_local),
                        local_size, extra={"private_words": _private_words(knl, env),
-                                          "per_lane_lines": lane_lines})
+                                          "per_lane_lines": lane_lines,
+                                          "item_trace": trace})
 
 
 def _private_words(knl: Any, env: Mapping[str, int]) -> float:

@@ -297,10 +297,13 @@ def validate_spec(spec: BenchmarkSpec, *, check_program: bool = True) -> None:
 def check_point(spec: BenchmarkSpec, point: dict) -> dict:
     """Validate a user-given (partial) point against the space and complete it."""
     axes = spec.axes
+    point = dict(point)
     for name, value in point.items():
         if name not in axes:
             raise SpecError(spec.path, f"knob {name}",
                             f"unknown knob or parameter (known: {', '.join(axes)})")
+        if isinstance(value, list) and tuple(value) in axes[name]:
+            value = point[name] = tuple(value)  # [32, 4, 1] as space.json writes it
         if value not in axes[name]:
             raise SpecError(spec.path, f"knob {name}",
                             f"value {value!r} is outside the space {axes[name]}")

@@ -127,7 +127,8 @@ def test_neighbour_rereads_hit_while_the_live_set_fits(live, expected):
 
 def test_a_five_point_stencil_rereads_rows_from_the_cache_when_they_fit():
     """A 2-D 5-point stencil on a small grid: loopy counts five reads of u per point, the
-    model moves the footprint once (the rows fit the cache) and all five where the cache is
+    model moves u once (the rows fit the cache: one of five reads misses, the interior's
+    footprint; the halo is not in one interior item's trace) and all five where the cache is
     tiny."""
     import loopy as lp
     import numpy as np
@@ -145,10 +146,98 @@ def test_a_five_point_stencil_rereads_rows_from_the_cache_when_they_fit():
     stats = compute_stats(knl, {"n": n}, subgroup_size=32)
     fits = params_from({"cache_levels": [{"size_bytes": 4e6}]}, GPU)
     tiny = params_from({"cache_levels": [{"size_bytes": 1e3}]}, GPU)
-    u_footprint = (n + 2) ** 2 * 4
     out = n * n * 4
-    assert memory_bytes(stats, fits)[0] == pytest.approx(u_footprint + out)
+    assert stats.extra["item_trace"]["length"] == 6  # five loads, one store
+    assert memory_bytes(stats, fits)[0] == pytest.approx(n * n * 4 + out)
     assert memory_bytes(stats, tiny)[0] > 4.9 * n * n * 4 + out
+
+def _blocked_streamed_rows(block):
+    """out[j, k, i] = u[j, k, i] + u[j + 1, k, i] + u[j + 2, k, i]: each item takes *block*
+    rows j in turn (unrolled) and streams each through all k before the next row."""
+    import loopy as lp
+    import numpy as np
+
+    knl = lp.make_kernel(
+        "{[i, j, k]: 0 <= i < n and 0 <= j < m and 0 <= k < nk}",
+        "out[j, k, i] = u[j, k, i] + u[j + 1, k, i] + u[j + 2, k, i]",
+        [lp.GlobalArg("u", np.float32, shape=("m + 2", "nk", "n")),
+         lp.GlobalArg("out", np.float32, shape=("m", "nk", "n")), lp.ValueArg("n", np.int32),
+         lp.ValueArg("m", np.int32), lp.ValueArg("nk", np.int32)],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "i", 32, inner_tag="l.0", outer_tag="g.0")
+    knl = lp.split_iname(knl, "j", block, inner_tag="unr", outer_tag="g.1")
+    return lp.prioritize_loops(knl, "j_inner,k")
+
+
+@pytest.mark.parametrize("cache, share_1, share_4", [
+    (64e6, 1 / 3, 1 / 3),   # everything an item reads again is still cached: u once
+    (256e3, 1 / 3, 1.0),    # a blocked row's rows come back a streamed loop later: missed
+])
+def test_reuse_distance_of_rows_blocked_around_a_streamed_loop(cache, share_1, share_4):
+    """Three rows per point. One row per item: the neighbour rows are the next items' own rows,
+    read a few positions apart (the wave moves ~40 KB between them), so only one read in three
+    misses. Four rows per item, each streamed through k in turn: rows j+1 and j+2 come back
+    as the item's own rows a whole streamed loop later (~0.5 MB of the wave's traffic)."""
+    from gencl.model._cache_reuse import trace_miss_shares
+
+    shares = {}
+    for block in (1, 4):
+        stats = compute_stats(_blocked_streamed_rows(block), {"n": 256, "m": 64, "nk": 16},
+                              subgroup_size=32)
+        trace = stats.extra["item_trace"]
+        assert trace["length"] == block * 16 * 4  # 3 loads and a store per k of each row
+        assert trace["arrays"]["u"]["step"] == [4, block * 16 * 256 * 4]
+        shares[block] = trace_miss_shares(trace, 2048, cache)
+        assert set(shares[block]) == {"u"}  # out is only written
+    assert shares[1]["u"] == pytest.approx(share_1, abs=0.01)
+    assert shares[4]["u"] == pytest.approx(share_4, abs=0.01)
+
+
+@pytest.mark.parametrize("block, rounds", [(1, 16), (4, 64)])
+def test_each_kept_loop_iteration_is_one_load_round(block, rounds):
+    """The streamed loop stays a loop: each of its 16 iterations loads after the last one's
+    data came; four unrolled rows are four such loops one after another."""
+    stats = compute_stats(_blocked_streamed_rows(block), {"n": 1024, "m": 64, "nk": 16},
+                          subgroup_size=32)
+    assert stats.extra["item_trace"]["load_rounds"] == rounds
+
+
+def test_a_loop_of_dependent_loads_waits_one_latency_per_round():
+    """out[i] = Σₖ u[k, i] with the k loop kept: 64 rounds of one 4-byte load per item. Each
+    round costs the resident wave one global latency, twice what Little's law on the bytes
+    in flight (one load and one store per item, 8 bytes) gives for this traffic."""
+    import dataclasses
+
+    import loopy as lp
+    import numpy as np
+
+    knl = lp.make_kernel(
+        "{[i, k]: 0 <= i < n and 0 <= k < nk}", "out[i] = sum(k, u[k, i])",
+        [lp.GlobalArg("u", np.float32, shape=("nk", "n")),
+         lp.GlobalArg("out", np.float32, shape=("n",)), lp.ValueArg("n", np.int32),
+         lp.ValueArg("nk", np.int32)],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "i", 64, inner_tag="l.0", outer_tag="g.0")
+    stats = compute_stats(knl, {"n": 1 << 16, "nk": 64}, subgroup_size=32)
+    assert stats.extra["item_trace"]["load_rounds"] == 64
+    p = params_from({"global_latency_cycles": 1000.0}, GPU)  # 1 µs at 1 GHz
+    waves = stats.work_items / p.compute_units / 2048  # 2048 items resident per unit
+    latency = predict(stats, p).terms["memory_latency"]
+    assert latency == pytest.approx(waves * 64 * 1e-6)
+    no_rounds = dataclasses.replace(stats, extra={
+        **stats.extra, "item_trace": {**stats.extra["item_trace"], "load_rounds": 0}})
+    little = predict(no_rounds, p).terms["memory_latency"]
+    assert latency == pytest.approx(2 * little, rel=0.05)
+
+
+def test_no_trace_falls_back_to_the_live_set_rule():
+    from gencl.model._cache_reuse import trace_miss_shares
+
+    assert trace_miss_shares(None, 2048, 1e6) == {}
+    stats = _stats(accesses=(Access("u", "global", "load", 4, 1, 3e6 / 4, 1),),
+                   footprint={"u": 1e6})
+    p = params_from({"cache_levels": [{"size_bytes": 4e6}]}, GPU)
+    assert memory_bytes(stats, p)[0] == pytest.approx(1e6)  # re-reads hit: the footprint once
 
 
 def _lane_by_lane_stencil(rows):

@@ -109,6 +109,17 @@ def test_cli_rejects_knob_outside_space(tmp_path):
     assert proc.returncode == 2 and "unknown knob" in proc.stderr
 
 
+def test_a_tuple_knob_given_as_space_json_writes_it():
+    """space.json writes a work-group as [32, 4, 1]; the same list given back is the tuple."""
+    from gencl.spec import check_point, find_spec_file
+
+    spec = load_spec(find_spec_file("laplace3d"), check_program=False)
+    point = check_point(spec, {"workgroup": [32, 4, 1]})
+    assert point["workgroup"] == (32, 4, 1) and isinstance(point["workgroup"], tuple)
+    with pytest.raises(SpecError, match="knob workgroup"):
+        check_point(spec, {"workgroup": [32, 3, 1]})
+
+
 def test_import_that_hangs_is_cut_off(tmp_path, monkeypatch):
     import loopy  # noqa: F401 -- imported already, so the time limit falls in the loop
 
