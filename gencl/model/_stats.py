@@ -204,6 +204,18 @@ def _subgroup_lanes(knl: Any, local_size: tuple[int, ...], groups_per_axis: tupl
     return ranges
 
 
+def _fixed_domain(knl: Any, insn: Any, env: Mapping[str, int]) -> Any:
+    """The isl domain of *insn*'s inames with the parameters *env* gives fixed."""
+    import islpy as isl
+
+    domain = knl.get_inames_domain(insn.within_inames)
+    for i in range(domain.dim(isl.dim_type.param)):
+        name = domain.get_dim_name(isl.dim_type.param, i)
+        if name in env:
+            domain = domain.fix_val(isl.dim_type.param, i, int(env[name]))
+    return domain
+
+
 def _per_lane_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
                         local_size: tuple[int, ...], groups_per_axis: tuple[int, ...],
                         subgroup_size: int) -> dict[str, float]:
@@ -236,11 +248,7 @@ def _per_lane_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
             subs += _global_subscripts(insn.assignee, arrays)
             if not subs:
                 continue
-            domain = knl.get_inames_domain(insn.within_inames)
-            for i in range(domain.dim(isl.dim_type.param)):
-                name = domain.get_dim_name(isl.dim_type.param, i)
-                if name in env:
-                    domain = domain.fix_val(isl.dim_type.param, i, int(env[name]))
+            domain = _fixed_domain(knl, insn, env)
             for i in range(domain.dim(isl.dim_type.set)):
                 name = domain.get_dim_name(isl.dim_type.set, i)
                 if name in lanes:
@@ -366,11 +374,7 @@ def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...]
             subs += [(n, i, False) for n, i in _global_subscripts(insn.assignee, arrays)]
             if not subs:
                 continue
-            domain = lin.get_inames_domain(insn.within_inames)
-            for i in range(domain.dim(isl.dim_type.param)):
-                name = domain.get_dim_name(isl.dim_type.param, i)
-                if name in env:
-                    domain = domain.fix_val(isl.dim_type.param, i, int(env[name]))
+            domain = _fixed_domain(lin, insn, env)
             for i in reversed(range(domain.dim(isl.dim_type.set))):
                 if domain.get_dim_name(isl.dim_type.set, i) not in insn.within_inames:
                     domain = domain.project_out(isl.dim_type.set, i, 1)
