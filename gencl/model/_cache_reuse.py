@@ -5,8 +5,9 @@ A stencil reads each element several times (its neighbours' reads: the rows abov
 a cache only while the data between the first and the last use stays in it. The live set is
 estimated from what the resident wave of work items touches at once: one access of every global
 site per resident item (its neighbour rows or planes included), as the memory-latency term counts
-bytes in flight. Where it exceeds the largest measured cache level (``cache_levels`` of the
-profile), the share that does not fit comes from DRAM again. Known limit: the reuse distance of
+bytes in flight. Where it exceeds the cache that spares DRAM a re-read (``reuse_cache_bytes``:
+the largest measured level of the profile's ``cache_levels`` answering within half the DRAM
+latency), the share that does not fit comes from DRAM again. Known limit: the reuse distance of
 a plane (3-D) is the data streamed while one plane passes, which loopy's per-launch counts do not
 state; a wave that streams planes is priced as if its in-flight set were the live set.
 
@@ -21,7 +22,7 @@ byte ``step`` per item along each axis), the items start in dispatch order (axis
 nearest earlier (item, position) whose translated address equals it, and the bytes the cache
 took in between are the elapsed positions × the resident items × the bytes one item brings in
 per position (its DRAM traffic: its misses and stores over its positions, found by iterating
-from "every access brings its bytes"). A load misses where that exceeds the largest cache level.
+from "every access brings its bytes"). A load misses where that exceeds ``reuse_cache_bytes``.
 
 Reuse of lane-by-lane vector accesses through the first-level cache. loopy emits a vector access
 it cannot vectorize one lane at a time (a branch-form floatN stencil): each lane reads its chunk
@@ -52,17 +53,17 @@ def live_bytes(resident_items: float, accesses: Iterable[Access]) -> float:
 
 def dram_bytes(moved: float, footprint: float, live: float, p: ModelParams) -> float:
     """DRAM bytes of one array read *moved* bytes over a *footprint*-byte array: the footprint
-    once, plus the re-reads the largest cache level cannot hold."""
+    once, plus the re-reads the cache that spares DRAM (``reuse_cache_bytes``) cannot hold."""
     if not p.cached or moved <= footprint:
         return min(moved, footprint) if p.cached else moved
-    cache = max(p.cache_level_bytes, default=0) or p.cache_bytes
+    cache = p.reuse_cache_bytes or p.cache_bytes
     miss = 0.0 if live <= cache else 1.0 - cache / live
     return footprint + (moved - footprint) * miss
 
 
 def trace_miss_shares(trace: Mapping[str, Any] | None, resident_items: float, cache: float,
                       *, rounds: int = 8) -> dict[str, float]:
-    """Share of each read array's loads that miss the largest cache level (*cache* bytes) with
+    """Share of each read array's loads that miss a cache of *cache* bytes with
     *resident_items* items resident, from one item's trace; {} without a trace."""
     if not trace or not trace.get("arrays") or resident_items <= 0 or cache <= 0:
         return {}
@@ -73,7 +74,7 @@ def trace_miss_shares(trace: Mapping[str, Any] | None, resident_items: float, ca
     before = np.cumprod([1.0] + [float(g) for g in groups])[:len(local)]
     # items dispatched between an item and its neighbour one step along each axis
     dispatch = [before[d] * group_size / local[d] for d in range(len(local))]
-    extent = [groups[d] * local[d] for d in range(len(local))]
+    extent = trace.get("extent") or [groups[d] * local[d] for d in range(len(local))]
     elapsed: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
     for name, a in trace["arrays"].items():
         if any(s == 0 for s in a["step"]):
@@ -112,6 +113,11 @@ def trace_miss_shares(trace: Mapping[str, Any] | None, resident_items: float, ca
             break
         per_position = brought / length
     return shares
+
+
+def trace_load_bytes(trace: Mapping[str, Any]) -> dict[str, float]:
+    """Bytes one item's trace loads of each array."""
+    return {name: float(sum(a["load"])) * a["bytes"] for name, a in trace["arrays"].items()}
 
 
 def per_lane_hit_share(stats: KernelStats, resident_items: float, p: ModelParams) -> float:

@@ -61,7 +61,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from gencl.model._cache_reuse import dram_bytes as reuse_dram_bytes
-from gencl.model._cache_reuse import live_bytes, per_lane_hit_share, trace_miss_shares
+from gencl.model._cache_reuse import (
+    live_bytes, per_lane_hit_share, trace_load_bytes, trace_miss_shares)
 from gencl.model._params import ModelParams
 from gencl.model._registers import resident_items_per_cu, spill_requests
 from gencl.model._stats import Access, KernelStats
@@ -135,19 +136,23 @@ def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float]:
         useful += a.bytes
         key = (a.array, a.direction)
         moved[key] = moved.get(key, 0.0) + a.bytes / access_efficiency(a, p)
+    trace = stats.extra.get("item_trace")
     resident = _concurrency(stats, p) * p.compute_units
-    cache = max(p.cache_level_bytes, default=0) or p.cache_bytes
-    shares = trace_miss_shares(stats.extra.get("item_trace"), resident, cache) \
-        if p.cached else {}
+    shares = trace_miss_shares(trace, resident, p.reuse_cache_bytes) if p.cached else {}
     live = live_bytes(resident, stats.accesses)
     dram = 0.0
     for array in {name for name, _ in moved}:
         loads, stores = moved.get((array, "load"), 0.0), moved.get((array, "store"), 0.0)
-        if array in shares:
-            dram += loads * shares[array] + stores
+        footprint = stats.footprint.get(array, loads + stores)
+        if array in shares and trace:
+            # the item's own loads, not loopy's counts (which bound a tile's fetch loop by
+            # its widest item): the missed ones, for every item. Counted by element: the
+            # rest of a sector comes with it (the neighbouring lanes', a blocked column's,
+            # a lane-by-lane vector's next components), it is not fetched again
+            traced = trace_load_bytes(trace)[array] * stats.work_items
+            dram += traced * shares[array] + reuse_dram_bytes(stores, footprint, live, p)
             continue
-        nbytes = loads + stores
-        dram += reuse_dram_bytes(nbytes, stats.footprint.get(array, nbytes), live, p)
+        dram += reuse_dram_bytes(loads + stores, footprint, live, p)
     return dram, useful
 
 

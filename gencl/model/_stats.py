@@ -10,7 +10,9 @@ Counting is slow, so the evaluated statistics are cached on disk per variant id 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
 import warnings
@@ -23,7 +25,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "10"
+STATS_VERSION = "12"
 
 
 @dataclass(frozen=True)
@@ -293,6 +295,31 @@ def _points(bset: Any) -> list[list[int]]:
     return points
 
 
+def _item_extents(knl: Any, runs: list[tuple[int, Any, tuple]],
+                  hw: Mapping[str, tuple[bool, int]], env: Mapping[str, int],
+                  groups_per_axis: tuple[int, ...], local_size: tuple[int, ...]) -> list[int]:
+    """Items along each axis that run an instruction (the launched grid rounds up to whole
+    work-groups: an item past the array's edge reads nothing, and a neighbour that far along
+    a row is no neighbour)."""
+    import islpy as isl
+
+    extents = [0] * len(local_size)
+    for _, insn, _ in runs:
+        domain = _fixed_domain(knl, insn, env)
+        names = [domain.get_dim_name(isl.dim_type.set, i)
+                 for i in range(domain.dim(isl.dim_type.set))]
+        for d in range(len(local_size)):
+            keep = [n for n in names if n in hw and hw[n][1] == d]
+            if not keep:
+                continue
+            axis = domain
+            for i in reversed(range(len(names))):
+                if names[i] not in keep:
+                    axis = axis.project_out(isl.dim_type.set, i, 1)
+            extents[d] = max(extents[d], int(axis.count_val().to_python()))
+    return [e or g * n for e, g, n in zip(extents, groups_per_axis, local_size)]
+
+
 def _load_rounds(trace: list[tuple[tuple, str, int, bool, tuple]]) -> int:
     """Load rounds of a trace in program order: a new one wherever the next load is in another
     iteration of the kept loops than the last (the code's straight-line stretches between
@@ -328,14 +355,17 @@ def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...]
     Returns {"length": positions, "arrays": {name: {"pos", "addr", "load", "bytes", "step"}},
     "groups": groups per axis, "local": the work-group shape, "load_rounds": rounds},
     addresses in bytes relative to the array's first, ``step`` None along an axis of one item;
-    "arrays" empty where the items' traces are not one trace translated (a step not one
-    constant per array); None where an index is not affine or the trace is longer than
-    ``MAX_TRACE_ACCESSES``."""
+    "arrays" empty where the items' traces are not one trace translated (a work-group's first
+    item does more than an interior one, a step not one constant per array); None where an
+    index is not affine or the trace is longer than ``MAX_TRACE_ACCESSES``."""
     import islpy as isl
     import loopy as lp
     from loopy.symbolic import get_access_map
 
-    lin = lp.linearize(lp.preprocess_kernel(t_unit)).default_entrypoint
+    # only the order is needed here: loopy's checks print the whole kernel before they raise
+    with contextlib.redirect_stdout(io.StringIO()):
+        lin = lp.linearize(lp.preprocess_kernel(lp.set_options(
+            t_unit, enforce_array_accesses_within_bounds="no_check"))).default_entrypoint
     arrays = {a.name: a for a in lin.args
               if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
     hw: dict[str, tuple[bool, int]] = {}   # iname -> (is a group iname, axis)
@@ -418,7 +448,10 @@ def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...]
     first = accesses({d: (g, 0) for d, (g, _) in mid.items()})
     rounds = max(_load_rounds(rows) for rows in (base, first))
     found = {"length": 0, "arrays": {}, "groups": list(groups_per_axis),
-             "local": list(local_size), "load_rounds": rounds}
+             "local": list(local_size), "load_rounds": rounds,
+             "extent": _item_extents(lin, runs, hw, env, groups_per_axis, local_size)}
+    if len(first) != len(base):
+        return found  # items do unequal shares (a tile's fetch loop): no one item stands for all
     steps: dict[str, list[int | None]] = {name: [] for name in arrays}
     for d, n in enumerate(local_size):
         g, lid = mid[d]

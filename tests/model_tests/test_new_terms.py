@@ -186,6 +186,7 @@ def test_reuse_distance_of_rows_blocked_around_a_streamed_loop(cache, share_1, s
                               subgroup_size=32)
         trace = stats.extra["item_trace"]
         assert trace["length"] == block * 16 * 4  # 3 loads and a store per k of each row
+        assert trace["extent"] == [256, 64 // block]
         assert trace["arrays"]["u"]["step"] == [4, block * 16 * 256 * 4]
         shares[block] = trace_miss_shares(trace, 2048, cache)
         assert set(shares[block]) == {"u"}  # out is only written
@@ -228,6 +229,32 @@ def test_a_loop_of_dependent_loads_waits_one_latency_per_round():
         **stats.extra, "item_trace": {**stats.extra["item_trace"], "load_rounds": 0}})
     little = predict(no_rounds, p).terms["memory_latency"]
     assert latency == pytest.approx(2 * little, rel=0.05)
+
+
+def test_a_neighbour_past_the_arrays_edge_is_no_neighbour():
+    """Four rows per item on a 100 × 100 grid, rows 116 floats apart, work-groups 64 wide: the
+    launch rounds up to 128 items a row, so "the item 116 along" would read the next row. It
+    does not exist: the items along each axis are those the domain runs (100), and one read in
+    five misses (each item's four rows, one new element a point)."""
+    import loopy as lp
+    import numpy as np
+
+    from gencl.model._cache_reuse import trace_miss_shares
+
+    knl = lp.make_kernel(
+        "{[i, j]: 0 <= i, j < n}",
+        "out[i, j] = u[i, j + 1] + u[i + 1, j] + u[i + 1, j + 1] + u[i + 1, j + 2] "
+        "+ u[i + 2, j + 1]",
+        [lp.GlobalArg("u", np.float32, shape=("n + 2", "n + 16")),
+         lp.GlobalArg("out", np.float32, shape=("n", "n")), lp.ValueArg("n", np.int32)],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "j", 64, inner_tag="l.0", outer_tag="g.0")
+    knl = lp.split_iname(knl, "i", 4, inner_tag="unr")
+    knl = lp.split_iname(knl, "i_outer", 4, inner_tag="l.1", outer_tag="g.1")
+    trace = compute_stats(knl, {"n": 100}, subgroup_size=32).extra["item_trace"]
+    assert trace["extent"] == [100, 25] and trace["groups"] == [2, 7]
+    assert trace["arrays"]["u"]["step"] == [4, 4 * 116 * 4]
+    assert trace_miss_shares(trace, 1000, 1e9) == {"u": pytest.approx(0.2)}
 
 
 def test_no_trace_falls_back_to_the_live_set_rule():
