@@ -257,6 +257,19 @@ def test_a_neighbour_past_the_arrays_edge_is_no_neighbour():
     assert trace_miss_shares(trace, 1000, 1e9) == {"u": pytest.approx(0.2)}
 
 
+def test_the_reuse_cache_is_the_largest_level_well_below_dram_latency():
+    """A level answering at more than half the DRAM latency (the H200's far L2 partition: 533
+    of 691 cycles) does not spare DRAM a re-read; one without a latency counts."""
+    levels = [{"size_bytes": 2e5, "latency_cycles": 41},
+              {"size_bytes": 27e6, "latency_cycles": 288},
+              {"size_bytes": 54e6, "latency_cycles": 533}]
+    p = params_from({"cache_levels": levels, "global_latency_cycles": 691}, GPU)
+    assert p.reuse_cache_bytes == 27_000_000 and p.cache_bytes == 54_000_000
+    p = params_from({"cache_levels": [{"size_bytes": 4e6}]}, GPU)
+    assert p.reuse_cache_bytes == 4_000_000
+    assert params_from({}, GPU).reuse_cache_bytes == 1 << 20  # the driver's figure
+
+
 def test_no_trace_falls_back_to_the_live_set_rule():
     from gencl.model._cache_reuse import trace_miss_shares
 
