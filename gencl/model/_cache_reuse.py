@@ -7,9 +7,10 @@ estimated from what the resident wave of work items touches at once: one access 
 site per resident item (its neighbour rows or planes included), as the memory-latency term counts
 bytes in flight. Where it exceeds the cache that spares DRAM a re-read (``reuse_cache_bytes``:
 the largest measured level of the profile's ``cache_levels`` answering within half the DRAM
-latency), the share that does not fit comes from DRAM again. Known limit: the reuse distance of
-a plane (3-D) is the data streamed while one plane passes, which loopy's per-launch counts do not
-state; a wave that streams planes is priced as if its in-flight set were the live set.
+latency), the share that does not fit comes from DRAM again. This rule is the fallback where no
+work item's trace could be counted (below): it cannot see the reuse distance of a plane (3-D),
+the data streamed while one plane passes, and prices a wave that streams planes as if its
+in-flight set were the live set.
 
 Reuse distances from the order of one work item's accesses (``KernelStats.extra["item_trace"]``,
 counted by ``gencl.model._stats._item_trace``). The live-set rule above cannot see when a re-read
@@ -62,7 +63,7 @@ def dram_bytes(moved: float, footprint: float, live: float, p: ModelParams) -> f
 
 
 def trace_miss_shares(trace: Mapping[str, Any] | None, resident_items: float, cache: float,
-                      *, rounds: int = 8) -> dict[str, float]:
+                      *, iterations: int = 8) -> dict[str, float]:
     """Share of each read array's loads that miss a cache of *cache* bytes with
     *resident_items* items resident, from one item's trace; {} without a trace."""
     if not trace or not trace.get("arrays") or resident_items <= 0 or cache <= 0:
@@ -102,7 +103,7 @@ def trace_miss_shares(trace: Mapping[str, Any] | None, resident_items: float, ca
         elapsed[name] = (gap.min(axis=1), load, int(a["bytes"]))
     per_position = sum(b * len(g) for g, _, b in elapsed.values()) / length
     shares: dict[str, float] = {}
-    for _ in range(rounds):
+    for _ in range(iterations):
         brought = 0.0
         for name, (gap, load, size) in elapsed.items():
             miss = ~(gap * per_position * resident_items <= cache)

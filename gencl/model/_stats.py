@@ -353,7 +353,8 @@ def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...]
     iterations of a fetch loop and the group waits for them at its barrier.
 
     Returns {"length": positions, "arrays": {name: {"pos", "addr", "load", "bytes", "step"}},
-    "groups": groups per axis, "local": the work-group shape, "load_rounds": rounds},
+    "groups": groups per axis, "local": the work-group shape, "load_rounds": rounds,
+    "extent": the items along each axis that run (the launch rounds up to whole groups)},
     addresses in bytes relative to the array's first, ``step`` None along an axis of one item;
     "arrays" empty where the items' traces are not one trace translated (a work-group's first
     item does more than an interior one, a step not one constant per array); None where an
@@ -461,7 +462,7 @@ def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...]
             continue
         shifted = accesses({**mid, d: (g, lid + 1) if n > 1 else (g + 1, 0)})
         if len(shifted) != len(base):
-            return found  # the items' traces differ (a tile's fetch loop): no reuse distances
+            return found  # the next item's trace differs (bounds that vary with the item)
         diffs: dict[str, set[int]] = {}
         for a, b in zip(base, shifted):
             diffs.setdefault(a[1], set()).add(b[2] - a[2])
