@@ -125,22 +125,28 @@ def test_neighbour_rereads_hit_while_the_live_set_fits(live, expected):
     assert live_bytes(1000, sites) == 1000 * (4 + 16)
 
 
+def _five_point(pitch):
+    """out[i, j] = the 5-point sum of u around (i + 1, j + 1), u's rows *pitch* floats apart."""
+    import loopy as lp
+    import numpy as np
+
+    return lp.make_kernel(
+        "{[i, j]: 0 <= i, j < n}",
+        "out[i, j] = u[i, j + 1] + u[i + 1, j] + u[i + 1, j + 1] + u[i + 1, j + 2] "
+        "+ u[i + 2, j + 1]",
+        [lp.GlobalArg("u", np.float32, shape=("n + 2", pitch)),
+         lp.GlobalArg("out", np.float32, shape=("n", "n")), lp.ValueArg("n", np.int32)],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+
+
 def test_a_five_point_stencil_rereads_rows_from_the_cache_when_they_fit():
     """A 2-D 5-point stencil on a small grid: loopy counts five reads of u per point, the
     model moves u once (the rows fit the cache: one of five reads misses, the interior's
     footprint; the halo is not in one interior item's trace) and all five where the cache is
     tiny."""
     import loopy as lp
-    import numpy as np
 
-    knl = lp.make_kernel(
-        "{[i, j]: 0 <= i, j < n}",
-        "out[i, j] = u[i, j + 1] + u[i + 1, j] + u[i + 1, j + 1] + u[i + 1, j + 2] "
-        "+ u[i + 2, j + 1]",
-        [lp.GlobalArg("u", np.float32, shape=("n + 2", "n + 2")),
-         lp.GlobalArg("out", np.float32, shape=("n", "n")), lp.ValueArg("n", np.int32)],
-        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
-    knl = lp.split_iname(knl, "j", 32, inner_tag="l.0", outer_tag="g.0")
+    knl = lp.split_iname(_five_point(pitch="n + 2"), "j", 32, inner_tag="l.0", outer_tag="g.0")
     knl = lp.split_iname(knl, "i", 4, inner_tag="l.1", outer_tag="g.1")
     n = 256
     stats = compute_stats(knl, {"n": n}, subgroup_size=32)
@@ -237,18 +243,10 @@ def test_a_neighbour_past_the_arrays_edge_is_no_neighbour():
     does not exist: the items along each axis are those the domain runs (100), and one read in
     five misses (each item's four rows, one new element a point)."""
     import loopy as lp
-    import numpy as np
 
     from gencl.model._cache_reuse import trace_miss_shares
 
-    knl = lp.make_kernel(
-        "{[i, j]: 0 <= i, j < n}",
-        "out[i, j] = u[i, j + 1] + u[i + 1, j] + u[i + 1, j + 1] + u[i + 1, j + 2] "
-        "+ u[i + 2, j + 1]",
-        [lp.GlobalArg("u", np.float32, shape=("n + 2", "n + 16")),
-         lp.GlobalArg("out", np.float32, shape=("n", "n")), lp.ValueArg("n", np.int32)],
-        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
-    knl = lp.split_iname(knl, "j", 64, inner_tag="l.0", outer_tag="g.0")
+    knl = lp.split_iname(_five_point(pitch="n + 16"), "j", 64, inner_tag="l.0", outer_tag="g.0")
     knl = lp.split_iname(knl, "i", 4, inner_tag="unr")
     knl = lp.split_iname(knl, "i_outer", 4, inner_tag="l.1", outer_tag="g.1")
     trace = compute_stats(knl, {"n": 100}, subgroup_size=32).extra["item_trace"]
