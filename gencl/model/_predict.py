@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from gencl.model._cache_reuse import dram_bytes as reuse_dram_bytes
@@ -239,13 +239,15 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
                          for a in stats.accesses if a.space == "global"))
     per_item += (traffic or {}).get("copy_bytes_in_flight_per_item", 0.0)
     in_flight = conc * p.compute_units * per_item
-    t_lat = dram * p.global_latency_s / in_flight if in_flight else 0.0
+    t_little = dram * p.global_latency_s / in_flight if in_flight else 0.0
     # each resident item waits one latency per load round (a loop the code keeps): the waves
     # of items per compute unit × rounds × Λ (_stats._item_trace)
     rounds = float((stats.extra.get("item_trace") or {}).get("load_rounds") or 0)
+    t_rounds = 0.0
     if rounds and not traffic:
-        waves = stats.work_items / max(p.compute_units, 1) / conc
-        t_lat = max(t_lat, waves * rounds * p.global_latency_s)
+        t_rounds = stats.work_items / max(p.compute_units, 1) / conc * rounds \
+            * p.global_latency_s
+    t_lat = max(t_little, t_rounds)
     local = sum(a.bytes for a in stats.accesses if a.space == "local")
     if traffic:
         local = traffic["local_read_bytes"] + traffic["local_write_bytes"]
@@ -265,6 +267,15 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # the same without the misses: the first_level_reuse criterion's speedup
     hit_all = overlap((t_compute, t_bw, t_req - t_miss, t_lat, t_local, t_dispatch),
                       exponent) / balance + t_sync if t_miss else body
+    # DRAM bytes were every re-read a cache hit (a cache without end): the dram_reuse criterion
+    held = dram
+    if p.cached and not traffic and dram:
+        endless = replace(p, reuse_cache_bytes=1 << 62, cache_bytes=1 << 62)
+        held = min(dram, memory_bytes(stats, endless)[0])
+    reuse = held / dram if dram else 1.0
+    all_held = overlap((t_compute, t_bw * reuse, t_req, max(t_little * reuse, t_rounds),
+                        t_local, t_dispatch), exponent) / balance + t_sync \
+        if reuse < 1.0 else body
     time_s = body
     terms = {"compute": t_compute, "memory_bandwidth": t_bw, "cache_requests": t_req,
              "memory_latency": t_lat, "local_memory": t_local, "dispatch": t_dispatch,
@@ -275,7 +286,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     ideal = max(t_ops, useful / p.dram_bw if not p.cached or traffic
                 else min(useful, sum(stats.footprint.values())) / p.dram_bw)
     criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful, local_eff,
-                         lane_hits, body / max(hit_all, 1e-30))
+                         lane_hits, body / max(hit_all, 1e-30),
+                         (reuse, body / max(all_held, 1e-30)))
     return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30),
                       steps=steps)
 
@@ -305,7 +317,7 @@ def _bank_efficiency(stats: KernelStats, p: ModelParams) -> float:
 def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body: float,
               divergence: float, balance: float, conc: float, useful: float,
               local_eff: float, lane_hits: float, miss_speedup: float,
-              ) -> tuple[Criterion, ...]:
+              dram_reuse: tuple[float, float] = (1.0, 1.0)) -> tuple[Criterion, ...]:
     total = max(body, 1e-30)
     mem_share = max(terms["memory_bandwidth"], terms["memory_latency"],
                     terms["cache_requests"]) / total
@@ -335,6 +347,12 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
                   "lane-by-lane vector code re-reads lines the first-level cache cannot hold "
                   "for every resident sub-group: make the vector accesses whole (a padded "
                   "boundary) or narrow the vector"),
+        # not one of seed 001's: DRAM bytes were every re-read a hit over the predicted ones
+        # (_cache_reuse.trace_miss_shares); the speedup is the model's time with those bytes
+        Criterion("dram_reuse", dram_reuse[0], dram_reuse[1],
+                  "data is read again after the cache let it go (a blocked row streamed "
+                  "through all its planes before the next row): stream the block's rows "
+                  "together, or shorten the stream"),
         Criterion("throughput_occupancy", occupancy, sp(occupancy, compute_share + mem_share),
                   "too few work items per compute unit to pass the ridge point: more or "
                   "larger work-groups, less work per item"),

@@ -200,6 +200,22 @@ def test_reuse_distance_of_rows_blocked_around_a_streamed_loop(cache, share_1, s
     assert shares[4]["u"] == pytest.approx(share_4, abs=0.01)
 
 
+def test_explain_names_the_rereads_from_dram():
+    """The dram_reuse criterion: DRAM bytes were every re-read a hit over the predicted ones.
+    Four streamed rows per item with a 256 KB cache read u three times (u, then the store:
+    (1 + 1) / (3 + 1)); one row per item reads it once."""
+    p = params_from({"cache_levels": [{"size_bytes": 256e3}]}, GPU)
+    value = {}
+    for block in (1, 4):
+        stats = compute_stats(_blocked_streamed_rows(block), {"n": 256, "m": 64, "nk": 16},
+                              subgroup_size=32)
+        criterion = {c.name: c for c in predict(stats, p).criteria}["dram_reuse"]
+        value[block] = criterion.value
+        assert criterion.speedup >= 1.0
+    assert value[1] == pytest.approx(1.0, abs=0.01)
+    assert value[4] == pytest.approx(0.5, abs=0.02)
+
+
 @pytest.mark.parametrize("block, rounds", [(1, 16), (4, 64)])
 def test_each_kept_loop_iteration_is_one_load_round(block, rounds):
     """The streamed loop stays a loop: each of its 16 iterations loads after the last one's
