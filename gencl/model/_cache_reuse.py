@@ -62,11 +62,15 @@ def dram_bytes(moved: float, footprint: float, live: float, p: ModelParams) -> f
     return footprint + (moved - footprint) * miss
 
 
-def trace_miss_shares(trace: Mapping[str, Any] | None, resident_items: float, cache: float,
-                      *, iterations: int = 8) -> dict[str, float]:
-    """Share of each read array's loads that miss a cache of *cache* bytes with
-    *resident_items* items resident, from one item's trace; {} without a trace."""
-    if not trace or not trace.get("arrays") or resident_items <= 0 or cache <= 0:
+#: per read array of a trace: (positions since the nearest earlier use of each access, inf
+#: where none; which accesses are loads; bytes per access)
+ReuseGaps = dict[str, tuple[np.ndarray, np.ndarray, int]]
+
+
+def reuse_gaps(trace: Mapping[str, Any] | None, resident_items: float) -> ReuseGaps:
+    """The pairwise part of the reuse distances: for every access of one item's trace, the
+    positions since the nearest earlier use of its address by any item; {} without a trace."""
+    if not trace or not trace.get("arrays") or resident_items <= 0:
         return {}
     length = float(trace["length"])
     local, groups = list(trace["local"]), list(trace["groups"])
@@ -76,7 +80,7 @@ def trace_miss_shares(trace: Mapping[str, Any] | None, resident_items: float, ca
     # items dispatched between an item and its neighbour one step along each axis
     dispatch = [before[d] * group_size / local[d] for d in range(len(local))]
     extent = trace.get("extent") or [groups[d] * local[d] for d in range(len(local))]
-    elapsed: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
+    elapsed: ReuseGaps = {}
     for name, a in trace["arrays"].items():
         if any(s == 0 for s in a["step"]):
             continue  # every item along an axis reads the same: left to the live-set rule
@@ -101,11 +105,21 @@ def trace_miss_shares(trace: Mapping[str, Any] | None, resident_items: float, ca
         gap = (pos[:, None] - pos[None, :]) - later * length / resident_items
         gap = np.where(ok & (gap > 0), gap, np.inf)
         elapsed[name] = (gap.min(axis=1), load, int(a["bytes"]))
-    per_position = sum(b * len(g) for g, _, b in elapsed.values()) / length
+    return elapsed
+
+
+def miss_shares(gaps: ReuseGaps, length: float, resident_items: float, cache: float | None,
+                *, iterations: int = 8) -> dict[str, float]:
+    """Share of each read array's loads that miss a cache of *cache* bytes (None: a cache
+    without end, only first uses miss), from ``reuse_gaps`` of a trace of *length* positions."""
+    if cache is None:
+        return {name: float(np.mean(np.isinf(gap[load])))
+                for name, (gap, load, _) in gaps.items() if load.any()}
+    per_position = sum(b * len(g) for g, _, b in gaps.values()) / length
     shares: dict[str, float] = {}
     for _ in range(iterations):
         brought = 0.0
-        for name, (gap, load, size) in elapsed.items():
+        for name, (gap, load, size) in gaps.items():
             miss = ~(gap * per_position * resident_items <= cache)
             if load.any():
                 shares[name] = float(np.mean(miss[load]))
@@ -114,6 +128,17 @@ def trace_miss_shares(trace: Mapping[str, Any] | None, resident_items: float, ca
             break
         per_position = brought / length
     return shares
+
+
+def trace_miss_shares(trace: Mapping[str, Any] | None, resident_items: float, cache: float,
+                      *, iterations: int = 8) -> dict[str, float]:
+    """Share of each read array's loads that miss a cache of *cache* bytes with
+    *resident_items* items resident, from one item's trace; {} without a trace."""
+    gaps = reuse_gaps(trace, resident_items)
+    if not trace or not gaps or cache <= 0:
+        return {}
+    return miss_shares(gaps, float(trace["length"]), resident_items, cache,
+                       iterations=iterations)
 
 
 def trace_load_bytes(trace: Mapping[str, Any]) -> dict[str, float]:

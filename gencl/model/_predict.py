@@ -57,12 +57,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from gencl.model._cache_reuse import dram_bytes as reuse_dram_bytes
 from gencl.model._cache_reuse import (
-    live_bytes, per_lane_hit_share, trace_load_bytes, trace_miss_shares)
+    live_bytes, miss_shares, per_lane_hit_share, reuse_gaps, trace_load_bytes)
 from gencl.model._params import ModelParams
 from gencl.model._registers import resident_items_per_cu, spill_requests
 from gencl.model._stats import Access, KernelStats
@@ -123,11 +123,12 @@ def access_efficiency(a: Access, p: ModelParams) -> float:
     return useful / max(useful, min(step, p.sector_bytes))
 
 
-def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float]:
-    """(DRAM bytes, useful bytes) of the global accesses; re-reads beyond an array's footprint
-    are cache hits, priced by the cache-request term instead. Where the work item's trace was
-    counted, a read array's loads miss by their reuse distances (``trace_miss_shares``); else
-    by the live set of the resident wave (``reuse_dram_bytes``)."""
+def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float, float]:
+    """(DRAM bytes, useful bytes, DRAM bytes were every re-read a cache hit) of the global
+    accesses; re-reads beyond an array's footprint are cache hits, priced by the cache-request
+    term instead. Where the work item's trace was counted, a read array's loads miss by their
+    reuse distances (``_cache_reuse.reuse_gaps``, ``miss_shares``); else by the live set of the
+    resident wave (``reuse_dram_bytes``)."""
     moved: dict[tuple[str, str], float] = {}
     useful = 0.0
     for a in stats.accesses:
@@ -136,24 +137,34 @@ def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float]:
         useful += a.bytes
         key = (a.array, a.direction)
         moved[key] = moved.get(key, 0.0) + a.bytes / access_efficiency(a, p)
-    trace = stats.extra.get("item_trace")
+    trace: Mapping[str, Any] = stats.extra.get("item_trace") or {}
     resident = _concurrency(stats, p) * p.compute_units
-    shares = trace_miss_shares(trace, resident, p.reuse_cache_bytes) if p.cached else {}
+    gaps = reuse_gaps(trace, resident) if p.cached else {}
+    shares: dict[str, float] = {}
+    first_use: dict[str, float] = {}
+    per_item: dict[str, float] = {}
+    if gaps:
+        length = float(trace["length"])
+        shares = miss_shares(gaps, length, resident, p.reuse_cache_bytes)
+        first_use = miss_shares(gaps, length, resident, None)
+        per_item = trace_load_bytes(trace)
     live = live_bytes(resident, stats.accesses)
-    dram = 0.0
+    dram = held = 0.0
     for array in {name for name, _ in moved}:
         loads, stores = moved.get((array, "load"), 0.0), moved.get((array, "store"), 0.0)
         footprint = stats.footprint.get(array, loads + stores)
-        if array in shares and trace:
+        if array in shares:
             # the item's own loads, not loopy's counts (which bound a tile's fetch loop by
             # its widest item): the missed ones, for every item. Counted by element: the
             # rest of a sector comes with it (the neighbouring lanes', a blocked column's,
             # a lane-by-lane vector's next components), it is not fetched again
-            traced = trace_load_bytes(trace)[array] * stats.work_items
+            traced = per_item[array] * stats.work_items
             dram += traced * shares[array] + reuse_dram_bytes(stores, footprint, live, p)
+            held += traced * first_use[array] + min(stores, footprint)
             continue
         dram += reuse_dram_bytes(loads + stores, footprint, live, p)
-    return dram, useful
+        held += min(loads + stores, footprint)
+    return dram, useful, (held if p.cached else dram)
 
 
 def _concurrency(stats: KernelStats, p: ModelParams) -> float:
@@ -220,9 +231,9 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
             * below_ridge
     else:
         t_compute = t_ops * below_ridge
-    dram, useful = memory_bytes(stats, p)
+    dram, useful, held = memory_bytes(stats, p)
     if traffic:
-        dram = useful = traffic["global_read_bytes"] + traffic["global_write_bytes"]
+        dram = useful = held = traffic["global_read_bytes"] + traffic["global_write_bytes"]
     t_bw = dram / p.dram_bw
     per_site = [(a, cache_requests(a, stats, p)) for a in stats.accesses if a.space == "global"]
     requests = sum(n for _, n in per_site)
@@ -267,12 +278,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # the same without the misses: the first_level_reuse criterion's speedup
     hit_all = overlap((t_compute, t_bw, t_req - t_miss, t_lat, t_local, t_dispatch),
                       exponent) / balance + t_sync if t_miss else body
-    # DRAM bytes were every re-read a cache hit (a cache without end): the dram_reuse criterion
-    held = dram
-    if p.cached and not traffic and dram:
-        endless = replace(p, reuse_cache_bytes=1 << 62, cache_bytes=1 << 62)
-        held = min(dram, memory_bytes(stats, endless)[0])
-    reuse = held / dram if dram else 1.0
+    # DRAM bytes were every re-read a cache hit: the dram_reuse criterion
+    reuse = min(1.0, held / dram) if dram else 1.0
     all_held = overlap((t_compute, t_bw * reuse, t_req, max(t_little * reuse, t_rounds),
                         t_local, t_dispatch), exponent) / balance + t_sync \
         if reuse < 1.0 else body
@@ -317,7 +324,7 @@ def _bank_efficiency(stats: KernelStats, p: ModelParams) -> float:
 def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body: float,
               divergence: float, balance: float, conc: float, useful: float,
               local_eff: float, lane_hits: float, miss_speedup: float,
-              dram_reuse: tuple[float, float] = (1.0, 1.0)) -> tuple[Criterion, ...]:
+              dram_reuse: tuple[float, float]) -> tuple[Criterion, ...]:
     total = max(body, 1e-30)
     mem_share = max(terms["memory_bandwidth"], terms["memory_latency"],
                     terms["cache_requests"]) / total

@@ -25,7 +25,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "12"
+STATS_VERSION = "13"
 
 
 @dataclass(frozen=True)
@@ -295,19 +295,15 @@ def _points(bset: Any) -> list[list[int]]:
     return points
 
 
-def _item_extents(knl: Any, runs: list[tuple[int, Any, tuple]],
-                  hw: Mapping[str, tuple[bool, int]], env: Mapping[str, int],
+def _item_extents(domains: list[tuple[Any, list[str]]], hw: Mapping[str, tuple[bool, int]],
                   groups_per_axis: tuple[int, ...], local_size: tuple[int, ...]) -> list[int]:
-    """Items along each axis that run an instruction (the launched grid rounds up to whole
-    work-groups: an item past the array's edge reads nothing, and a neighbour that far along
-    a row is no neighbour)."""
+    """Items along each axis that run an instruction, from the instructions' (domain, its
+    dimension names) (the launched grid rounds up to whole work-groups: an item past the
+    array's edge reads nothing, and a neighbour that far along a row is no neighbour)."""
     import islpy as isl
 
     extents = [0] * len(local_size)
-    for _, insn, _ in runs:
-        domain = _fixed_domain(knl, insn, env)
-        names = [domain.get_dim_name(isl.dim_type.set, i)
-                 for i in range(domain.dim(isl.dim_type.set))]
+    for domain, names in domains:
         for d in range(len(local_size)):
             keep = [n for n in names if n in hw and hw[n][1] == d]
             if not keep:
@@ -396,35 +392,41 @@ def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...]
                      int(np.dtype(arg.dtype.numpy_dtype).itemsize))
               for name, arg in arrays.items()}
 
+    # what does not depend on the item, once: each run's global subscripts, its domain (the
+    # instruction's inames, the parameters fixed) and which of its dimensions order it
+    prepared = []
+    for k, insn, loops in runs:
+        subs = [(n, i, True) for n, i in _global_subscripts(insn.expression, arrays)]
+        subs += [(n, i, False) for n, i in _global_subscripts(insn.assignee, arrays)]
+        if not subs:
+            continue
+        domain = _fixed_domain(lin, insn, env)
+        for i in reversed(range(domain.dim(isl.dim_type.set))):
+            if domain.get_dim_name(isl.dim_type.set, i) not in insn.within_inames:
+                domain = domain.project_out(isl.dim_type.set, i, 1)
+        names = [domain.get_dim_name(isl.dim_type.set, i)
+                 for i in range(domain.dim(isl.dim_type.set))]
+        looped = {n for _, n in loops}
+        order = [(k_enter, names.index(n)) for k_enter, n in loops if n in names]
+        # the loops up to the innermost one the code keeps: an unrolled loop around a
+        # kept loop makes copies of it, each with its own iterations
+        kept = [i for i, (_, n) in enumerate(loops) if n in names and n not in unrolled]
+        rolled = [(k_enter, names.index(n)) for k_enter, n in loops[:kept[-1] + 1]
+                  if n in names] if kept else []
+        inner = [names.index(n) for n in sorted(insn.within_inames)  # ilp: innermost
+                 if n in names and n not in hw and n not in vector and n not in looped]
+        prepared.append((k, subs, domain, names, order, rolled, inner))
+
     def accesses(ids: Mapping[int, tuple[int, int]]) -> list[tuple[tuple, str, int, bool, tuple]]:
         """(order key, array, byte offset, is a load, iteration of the loops that stay loops)
         of the item with (group, local) ids."""
         found: list[tuple[tuple, str, int, bool, tuple]] = []
-        for k, insn, loops in runs:
-            subs = [(n, i, True) for n, i in _global_subscripts(insn.expression, arrays)]
-            subs += [(n, i, False) for n, i in _global_subscripts(insn.assignee, arrays)]
-            if not subs:
-                continue
-            domain = _fixed_domain(lin, insn, env)
-            for i in reversed(range(domain.dim(isl.dim_type.set))):
-                if domain.get_dim_name(isl.dim_type.set, i) not in insn.within_inames:
-                    domain = domain.project_out(isl.dim_type.set, i, 1)
-            names = [domain.get_dim_name(isl.dim_type.set, i)
-                     for i in range(domain.dim(isl.dim_type.set))]
+        for k, subs, domain, names, order, rolled, inner in prepared:
             for i, name in enumerate(names):
                 if name in hw:
                     group, axis = hw[name]
                     g, lid = ids.get(axis, (0, 0))
                     domain = domain.fix_val(isl.dim_type.set, i, g if group else lid)
-            looped = {n for _, n in loops}
-            order = [(k_enter, names.index(n)) for k_enter, n in loops if n in names]
-            # the loops up to the innermost one the code keeps: an unrolled loop around a
-            # kept loop makes copies of it, each with its own iterations
-            kept = [i for i, (_, n) in enumerate(loops) if n in names and n not in unrolled]
-            rolled = [(k_enter, names.index(n)) for k_enter, n in loops[:kept[-1] + 1]
-                      if n in names] if kept else []
-            inner = [names.index(n) for n in sorted(insn.within_inames)  # ilp: innermost
-                     if n in names and n not in hw and n not in vector and n not in looped]
             for site, (arr, index, load) in enumerate(subs):
                 strides, size = layout[arr]
                 for c in _points(get_access_map(domain, index).wrap()):
@@ -450,7 +452,8 @@ def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...]
     rounds = max(_load_rounds(rows) for rows in (base, first))
     found = {"length": 0, "arrays": {}, "groups": list(groups_per_axis),
              "local": list(local_size), "load_rounds": rounds,
-             "extent": _item_extents(lin, runs, hw, env, groups_per_axis, local_size)}
+             "extent": _item_extents([(row[2], row[3]) for row in prepared], hw,
+                                     groups_per_axis, local_size)}
     if len(first) != len(base):
         return found  # items do unequal shares (a tile's fetch loop): no one item stands for all
     steps: dict[str, list[int | None]] = {name: [] for name in arrays}
