@@ -146,10 +146,14 @@ def trace_load_bytes(trace: Mapping[str, Any]) -> dict[str, float]:
     return {name: float(sum(a["load"])) * a["bytes"] for name, a in trace["arrays"].items()}
 
 
-def per_lane_hit_share(stats: KernelStats, resident_items: float, p: ModelParams) -> float:
-    """Share of the lane-by-lane requests the first-level cache serves (1 where the lines of the
-    resident sub-groups fit it, or where no first level or no line count is known)."""
-    lines = stats.extra.get("per_lane_lines") or {}
+def first_level_hit_share(stats: KernelStats, lines_key: str, resident_items: float,
+                          p: ModelParams) -> float:
+    """Share of the requests that come back to a sub-group's lines which the first-level cache
+    serves: 1 where the lines of the resident sub-groups fit it, or where no first level or no
+    line count is known. *lines_key* names the count of lines one sub-group touches in one
+    pass (``_stats``: ``per_lane_lines`` through its lane-by-lane instructions,
+    ``subgroup_lines`` through all)."""
+    lines = stats.extra.get(lines_key) or {}
     counted = {int(k): float(v) for k, v in lines.items()}
     if not counted or not p.cache_level_bytes:
         return 1.0

@@ -24,9 +24,11 @@ benchmark's rounded corner, ``overlap_scalar_exponent`` for scalar code and
   instructions, lanes 64 B apart) sixteen per instruction, a lane-by-lane access of a vector
   (loopy's fallback) one instruction per lane and component; register spills the build log
   states add theirs (``_registers``). The rate is measured (``cache_requests`` benchmark), so
-  data served by caches is not free; lane-by-lane requests whose lines the first level cannot
-  hold for all resident sub-groups miss it and cost one more request each at the next level's
-  measured rate (``_cache_reuse.per_lane_hit_share``, ``l2_requests_per_s``);
+  data served by caches is not free; requests that come back to lines other instructions of the
+  item brought in (lane-by-lane ones, and those of a register-blocked row whose lanes lie more
+  than one vector apart) miss the first level where it cannot hold the lines of all resident
+  sub-groups, and cost one more request each at the next level's measured rate
+  (``_cache_reuse.first_level_hit_share``, ``l2_requests_per_s``);
 - work-group dispatch: starting a work-group costs a fixed time (``workgroup_dispatch``
   benchmark); tiny work-groups make a memory-bound kernel dispatch-bound;
 - barriers: a barrier after a load phase holds its work-group for a time that grows with the
@@ -62,7 +64,7 @@ from typing import Any
 
 from gencl.model._cache_reuse import dram_bytes as reuse_dram_bytes
 from gencl.model._cache_reuse import (
-    live_bytes, miss_shares, per_lane_hit_share, reuse_gaps, trace_load_bytes)
+    first_level_hit_share, live_bytes, miss_shares, reuse_gaps, trace_load_bytes)
 from gencl.model._params import ModelParams
 from gencl.model._registers import resident_items_per_cu, spill_requests
 from gencl.model._stats import Access, KernelStats
@@ -121,6 +123,13 @@ def access_efficiency(a: Access, p: ModelParams) -> float:
     if step <= useful:
         return 1.0
     return useful / max(useful, min(step, p.sector_bytes))
+
+
+def _leaves_gaps(a: Access) -> bool:
+    """A whole-vector global access whose neighbouring lanes lie further apart than the vector
+    it moves: each instruction touches lines it uses only part of."""
+    return a.space == "global" and not a.per_lane and a.lid0_stride is not None \
+        and abs(a.lid0_stride) > a.vec_width
 
 
 def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float, float]:
@@ -239,9 +248,18 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     requests = sum(n for _, n in per_site)
     requests += spill_requests(stats, p)  # per-item memory, served by the same L1
     # lane-by-lane requests the first level cannot hold go on to the next (_cache_reuse)
+    # requests that re-touch lines other instructions of the item brought in: lane-by-lane
+    # ones (one per lane on the same chunk) and those whose lanes lie further apart than one
+    # vector (a register-blocked row: the next block's instruction fills the gaps). The first
+    # level holds those lines only while the resident sub-groups' lines fit it (_cache_reuse);
+    # the rest go on to the next level
     lane_requests = sum(n for a, n in per_site if a.per_lane)
-    lane_hits = per_lane_hit_share(stats, conc, p)
-    misses = lane_requests * (1.0 - lane_hits)
+    gap_requests = sum(n for a, n in per_site if _leaves_gaps(a))
+    lane_hits = first_level_hit_share(stats, "per_lane_lines", conc, p)
+    gap_hits = first_level_hit_share(stats, "subgroup_lines", conc, p)
+    misses = lane_requests * (1.0 - lane_hits) + gap_requests * (1.0 - gap_hits)
+    retouching = lane_requests + gap_requests
+    hits = 1.0 - misses / retouching if retouching else 1.0
     t_miss = misses / p.l2_requests_per_s if misses and p.l2_requests_per_s else 0.0
     t_req = requests / p.cache_requests_per_s + t_miss
     # Little's law on DRAM: bytes in flight = one access of each site per resident work item,
@@ -293,7 +311,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     ideal = max(t_ops, useful / p.dram_bw if not p.cached or traffic
                 else min(useful, sum(stats.footprint.values())) / p.dram_bw)
     criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful, local_eff,
-                         lane_hits, body / max(hit_all, 1e-30),
+                         hits, body / max(hit_all, 1e-30),
                          (reuse, body / max(all_held, 1e-30)))
     return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30),
                       steps=steps)

@@ -25,7 +25,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "13"
+STATS_VERSION = "15"
 
 
 @dataclass(frozen=True)
@@ -159,6 +159,80 @@ def _per_lane_insns(t_unit: Any) -> frozenset[str]:
     return frozenset(found)
 
 
+def _lane_vector_loads(knl: Any, ids: frozenset[str]) -> dict[str, dict[str, tuple[int, int]]]:
+    """Loads of lane-by-lane instructions that run as whole-vector loads: instruction id →
+    array → (its subscripts of the array, the vectors they load).
+
+    An instruction loopy emits lane by lane with no predicate on the vector iname (a shifted
+    neighbour, ``w[k] = u[j, k - 1]``) is one run of scalar statements in one basic block.
+    NVIDIA's compiler loads each vector those lanes read once, whole, and shares it with the
+    vector instructions of the same loop nest that load it: the PTX of the H200 Jacobi
+    variants holds only ``ld.global.nc.v4`` loads, six per float8 block of the padded form
+    (centre, both neighbours, north, south, f), where one per lane would be 16 more. So its
+    loads are the vectors its lanes reach that no vector instruction of its loop nest (nor an
+    earlier such instruction) loads: one for a shift by less than a vector. Which vector a
+    lane reaches is the subscript's other axes with the vector iname set to that lane,
+    compared at random integer values of the rest (the subscripts are affine with floor
+    divisions by constants). Lanes under a predicate on the vector iname (the branch form)
+    are statements of their own and keep one access each.
+    """
+    import random
+
+    import loopy as lp
+    from loopy.kernel.array import VectorArrayDimTag
+    from loopy.kernel.data import VectorizeTag
+    from loopy.symbolic import pw_aff_to_expr
+    from pymbolic import evaluate, substitute
+    from pymbolic.mapper.dependency import DependencyMapper
+    from pymbolic.primitives import Variable
+
+    vec = [name for name, tags in knl.inames.items()
+           if any(isinstance(t, VectorizeTag) for t in tags.tags)]
+    if len(vec) != 1 or not ids:
+        return {}
+    lane_iname = vec[0]
+    length = int(pw_aff_to_expr(knl.get_iname_bounds(lane_iname).size))
+    axis = {}
+    for arg in knl.args:
+        if isinstance(arg, lp.ArrayArg) and arg.address_space == lp.AddressSpace.GLOBAL:
+            tags = [i for i, t in enumerate(arg.dim_tags or ()) if isinstance(t, VectorArrayDimTag)]
+            if tags:
+                axis[arg.name] = tags[0]
+    dep = DependencyMapper(composite_leaves=False)
+    rng = random.Random(0)
+    names = set(knl.all_inames()) | set(knl.all_params())
+    values = [{n: rng.randrange(1 << 10, 1 << 20) for n in names} for _ in range(2)]
+
+    def vector(name: str, index: tuple, lane: int | None = None) -> tuple:
+        rest = [e for i, e in enumerate(index) if i != axis[name]]
+        if lane is not None:
+            rest = [substitute(e, {lane_iname: lane}) for e in rest]
+        return tuple(tuple(int(evaluate(e, v)) for e in rest) for v in values)
+
+    loaded: set[tuple] = set()
+    for insn in knl.instructions:
+        if insn.id in ids or lane_iname not in insn.within_inames:
+            continue
+        for name, index in _global_subscripts(insn.expression, axis):
+            if index[axis[name]] == Variable(lane_iname):
+                loaded.add((name, insn.within_inames, vector(name, index)))
+    found: dict[str, dict[str, tuple[int, int]]] = {}
+    for insn in knl.instructions:
+        if insn.id not in ids or any(lane_iname in {str(v) for v in dep(p)}
+                                     for p in insn.predicates):
+            continue
+        per: dict[str, tuple[int, int]] = {}
+        for name, index in _global_subscripts(insn.expression, axis):
+            reached = {(name, insn.within_inames, vector(name, index, lane))
+                       for lane in range(length)}
+            subscripts, vectors = per.get(name, (0, 0))
+            per[name] = (subscripts + 1, vectors + len(reached - loaded))
+            loaded |= reached
+        if per:
+            found[insn.id] = per
+    return found
+
+
 #: line sizes the sub-group footprint is counted at (devices' first-level lines: 64 B on CPUs,
 #: 128 B on NVIDIA; 32 B sectors)
 FOOTPRINT_LINE_BYTES = (32, 64, 128)
@@ -218,17 +292,19 @@ def _fixed_domain(knl: Any, insn: Any, env: Mapping[str, int]) -> Any:
     return domain
 
 
-def _per_lane_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
+def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
                         local_size: tuple[int, ...], groups_per_axis: tuple[int, ...],
                         subgroup_size: int) -> dict[str, float]:
     """Distinct lines (per ``FOOTPRINT_LINE_BYTES``) that one sub-group touches in global
-    memory through its lane-by-lane instructions (*ids*) in one pass of the loops around them.
+    memory through the instructions *ids* (its lane-by-lane ones; all) in one pass of the
+    loops around them.
 
-    A lane-by-lane vector access reads a chunk once per lane in successive instructions, so
-    the lines of one pass (one blocked row or column: every sequential iname but the vector's
-    at its first value) are requested again lane after lane; whether they are still in the
-    first-level cache then depends on how many such lines the resident sub-groups hold
-    (gencl.model._cache_reuse). Counted exactly with isl on the first sub-group of an interior
+    A lane-by-lane vector access reads a chunk once per lane in successive instructions, and
+    a register-blocked row whose lanes lie more than a vector apart leaves gaps the next
+    block's instruction fills, so the lines of one pass (one blocked row or column: every
+    sequential iname but the vector's at its first value) are requested again; whether they
+    are still in the first-level cache then depends on how many lines the resident sub-groups
+    hold (gencl.model._cache_reuse). Counted exactly with isl on the first sub-group of an interior
     work-group (predicates ignored); {} where an access is not affine."""
     import islpy as isl
     import loopy as lp
@@ -517,14 +593,21 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
         op_map = lp.get_op_map(t_unit, subgroup_size=subgroup_size,
                                count_within_subscripts=False)
         per_lane = _per_lane_insns(t_unit)
-        lane_lines = _per_lane_footprint(knl, per_lane, env, local_size, groups_per_axis,
-                                         subgroup_size) if per_lane else {}
+        whole = _lane_vector_loads(knl, per_lane)  # lane loads the compiler makes whole
+        guarded = per_lane - set(whole)
+        arrays = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)}
+        lane_stores = {i for i in whole
+                       if _global_subscripts(knl.id_to_insn[i].assignee, arrays)}
+        lane_lines = _subgroup_footprint(knl, guarded | lane_stores, env, local_size,
+                                         groups_per_axis, subgroup_size) if per_lane else {}
         if per_lane:  # types first: a split-off part may no longer say what a temporary is
             t_unit = lp.infer_unknown_types(t_unit, expect_completion=True)
-        parts = [(False, t_unit)] if not per_lane else [
-            (False, _only(t_unit, per_lane, keep=False)), (True, _only(t_unit, per_lane, True))]
-        mem_maps = [(lane, lp.get_mem_access_map(part, subgroup_size=subgroup_size))
-                    for lane, part in parts if part.default_entrypoint.instructions]
+        parts = [(False, {}, t_unit)] if not per_lane else [
+            (False, {}, _only(t_unit, per_lane, keep=False)),
+            (True, {}, _only(t_unit, guarded, True)),
+            *((True, whole[i], _only(t_unit, frozenset({i}), True)) for i in sorted(whole))]
+        mem_maps = [(lane, vectors, lp.get_mem_access_map(part, subgroup_size=subgroup_size))
+                    for lane, vectors, part in parts if part.default_entrypoint.instructions]
         sync_map = lp.get_synchronization_map(t_unit, subgroup_size=subgroup_size)
         try:
             trace = _item_trace(t_unit, env, local_size, groups_per_axis)
@@ -542,7 +625,7 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
     args = {a.name: a for a in knl.args}
     temps = knl.temporary_variables
     accesses = []
-    for lane, mem_map in mem_maps:
+    for lane, vectors, mem_map in mem_maps:
         for mem, poly in mem_map.items():
             if mem.mtype not in ("global", "local") or mem.variable is None:
                 continue
@@ -560,9 +643,14 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                     (None if stride is None else _value(stride, env))
             except Exception:  # noqa: BLE001 -- a stride loopy cannot express: not affine
                 lid0 = None
+            kept = lane
+            if mem.variable in vectors and (mem.direction or "load") == "load":
+                # loopy's one access per lane per subscript → the whole vectors loaded
+                subscripts, loads = vectors[mem.variable]
+                n, kept = n * loads / subscripts, False
             accesses.append(Access(str(mem.variable), space, mem.direction or "load",
                                    int(np.dtype(mem.dtype.numpy_dtype).itemsize),
-                                   width, n, lid0, per_lane=lane))
+                                   width, n, lid0, per_lane=kept))
     footprint = {}
     for arg in knl.args:
         if isinstance(arg, lp.ArrayArg) and arg.address_space == lp.AddressSpace.GLOBAL \
@@ -578,10 +666,14 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                        for t in temps.values()
                        if t.address_space == lp.AddressSpace.LOCAL and t.shape)
     items = groups * group
+    every = frozenset(i.id for i in knl.instructions)
     return KernelStats(items, group, groups, ops, tuple(accesses), footprint,
                        barriers, _divergent_fraction(knl), int(static_local),
                        local_size, extra={"private_words": _private_words(knl, env),
                                           "per_lane_lines": lane_lines,
+                                          "subgroup_lines": _subgroup_footprint(
+                                              knl, every, env, local_size, groups_per_axis,
+                                              subgroup_size),
                                           "item_trace": trace})
 
 

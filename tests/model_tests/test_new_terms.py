@@ -331,7 +331,7 @@ def test_lane_by_lane_lines_of_one_subgroup_counted_exactly():
 def test_lane_by_lane_rereads_miss_the_first_level_beyond_its_size(resident, hit):
     """hit = min(1, L1 / (resident warps × lines per warp × line)); the misses cost one more
     request each at the measured next-level rate."""
-    from gencl.model._cache_reuse import per_lane_hit_share
+    from gencl.model._cache_reuse import first_level_hit_share
     from gencl.model._predict import cache_requests
 
     lines = 16  # per warp, 128-B lines: 2 KiB
@@ -345,9 +345,10 @@ def test_lane_by_lane_rereads_miss_the_first_level_beyond_its_size(resident, hit
     whole = Access("f", "global", "load", 4, 8, 1 << 20, 8.0)
     stats = KernelStats(1 << 17, 256, 512, {}, (lane, whole), {"u": 4 << 20, "f": 4 << 20},
                         0.0, 0.0, local_size=(256,), extra={"per_lane_lines": {"128": lines}})
-    assert per_lane_hit_share(stats, resident, p) == pytest.approx(hit)
+    assert first_level_hit_share(stats, "per_lane_lines", resident, p) == pytest.approx(hit)
     requests = cache_requests(lane, stats, p) + cache_requests(whole, stats, p)
-    misses = cache_requests(lane, stats, p) * (1 - per_lane_hit_share(stats, 2048, p))
+    misses = cache_requests(lane, stats, p) * \
+        (1 - first_level_hit_share(stats, "per_lane_lines", 2048, p))
     pred = predict(stats, p)
     t = pred.terms["cache_requests"]
     assert t == pytest.approx(requests / 1e11 + misses / 4e10)
@@ -362,7 +363,33 @@ def test_lane_by_lane_rereads_miss_the_first_level_beyond_its_size(resident, hit
                        0.0, 0.0, local_size=(256,))
     assert predict(bare, p).terms["cache_requests"] == pytest.approx(requests / 1e11)
     assert {c.name: c for c in predict(bare, p).criteria}["first_level_reuse"].speedup == 1.0
-    assert per_lane_hit_share(stats, 2048, params_from({}, GPU)) == 1.0
+    assert first_level_hit_share(stats, "per_lane_lines", 2048,
+                                 params_from({}, GPU)) == 1.0
+
+
+@pytest.mark.parametrize("stride, gaps", [(4.0, False), (8.0, True), (16.0, True)])
+def test_blocked_rows_with_gaps_miss_the_first_level_beyond_its_size(stride, gaps):
+    """float4 lanes 4 elements apart fill their lines; 8 or 16 apart (a row blocked by 2 or 4
+    vectors per item) each instruction touches lines the next block's instruction comes back
+    to: with the sub-group's lines (all its instructions) twice what the first level holds
+    for 2048 resident items, half of those requests miss and cost one more at the next level."""
+    from gencl.model._predict import cache_requests
+
+    lines = 16
+    l1 = 2048 / 32 * lines * 128 / 2
+    summary = {"cache_levels": [{"size_bytes": l1}, {"size_bytes": 8e6}],
+               "cache_requests_per_s": 1e11, "l2_requests_per_s": 4e10,
+               "group_dispatch_s": 1e-15, "copy_bw_Bps": 1e15, "global_latency_cycles": 1.0}
+    p = params_from(summary, {**GPU, "registers_per_block": None})
+    row = Access("u", "global", "load", 4, 4, 1 << 20, stride)
+    stats = KernelStats(1 << 17, 256, 512, {}, (row,), {"u": 4 << 20}, 0.0, 0.0,
+                        local_size=(256,), extra={"subgroup_lines": {"128": lines}})
+    requests = cache_requests(row, stats, p)
+    misses = requests / 2 if gaps else 0.0
+    pred = predict(stats, p)
+    assert pred.terms["cache_requests"] == pytest.approx(requests / 1e11 + misses / 4e10)
+    reuse = {c.name: c for c in pred.criteria}["first_level_reuse"]
+    assert reuse.value == pytest.approx(0.5 if gaps else 1.0)
 
 
 def test_next_level_rate_falls_back_to_the_first_levels_and_says_so():
@@ -391,3 +418,55 @@ def test_accuracy_report_names_held_out_kernels(capsys):
     assert data["model_role"] == "predicted (held out)" and data["spec"] == "copy"
     assert data["model_heldout"]["developed_on"] == ["box3d27", "jacobi", "laplace3d",
                                                      "star3d_r4"]
+
+
+def _shifted_neighbours(guarded):
+    """out[i, :] = w + u[i, :] + e on float8 rows, w and e the lanes shifted by one (a 1-D
+    3-point stencil in vector form, written here, not by gencl's vector knob). The shifted
+    lanes cannot be one vector instruction, so loopy emits them lane by lane; *guarded* puts
+    the east lanes under a predicate on the lane (an ``if`` block: each lane its own branch)."""
+    import loopy as lp
+    import numpy as np
+
+    east = "e[v] = u[i + (v + 1) // 8, (v + 1) % 8] {id=east}"
+    knl = lp.make_kernel(
+        "{[i, v]: 1 <= i < n and 0 <= v < 8}",
+        "w[v] = u[i + (v - 1) // 8, (v - 1) % 8] {id=west}\n"
+        + (f"if v < m\n  {east}\nend" if guarded else east)
+        + "\nout[i, v] = w[v] + u[i, v] + e[v] {id=update}",
+        [lp.GlobalArg("u", np.float32, shape=("n + 1", 8)),
+         lp.GlobalArg("out", np.float32, shape=("n + 1", 8)), lp.ValueArg("n", np.int32),
+         lp.ValueArg("m", np.int32),
+         *(lp.TemporaryVariable(t, np.float32, shape=(8,), address_space=lp.AddressSpace.PRIVATE)
+           for t in "we")],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.tag_array_axes(knl, "u,out", "c,vec")
+    knl = lp.tag_array_axes(knl, "w,e", "vec")
+    knl = lp.split_iname(knl, "i", 64, inner_tag="l.0", outer_tag="g.0")
+    return lp.tag_inames(knl, {"v": "vec"})
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+def test_shifted_lanes_load_whole_vectors_once(guarded):
+    """The update loads row i whole. The west lanes reach rows i-1 and i: one more float8
+    load; the east lanes rows i and i+1: one more; 24 lanes per item in all, none lane by
+    lane. Guarded, each east lane is its own branch and keeps loopy's one load per lane (8,
+    lane by lane)."""
+    from gencl.model._stats import _lane_vector_loads, _per_lane_insns
+
+    knl = _shifted_neighbours(guarded)
+    lanes = _per_lane_insns(knl)
+    assert lanes == {"west", "east"}
+    whole = _lane_vector_loads(knl.default_entrypoint, lanes)
+    assert whole == ({"west": {"u": (1, 1)}} if guarded else
+                     {"west": {"u": (1, 1)}, "east": {"u": (1, 1)}})
+    stats = compute_stats(knl, {"n": 1024, "m": 8}, subgroup_size=32)
+    items = stats.work_items  # loopy counts the launched items: 16 groups of 64
+    assert items == 1024
+    loads = [a for a in stats.accesses if a.array == "u"]
+    assert all(a.vec_width == 8 for a in loads)
+    assert sum(a.count for a in loads if not a.per_lane) == \
+        pytest.approx((16 if guarded else 24) * items)
+    assert sum(a.count for a in loads if a.per_lane) == \
+        pytest.approx((8 if guarded else 0) * items)
+    assert not any(a.per_lane for a in stats.accesses if a.array == "out")
