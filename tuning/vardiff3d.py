@@ -1,0 +1,121 @@
+"""3-D variable-coefficient diffusion step: u_new = u + a (u_W + u_E + u_S + u_N + u_B + u_T − 6u).
+
+One explicit step of ∂u/∂t = κ(x) Δu with the diffusivity a per point (κ dt / h², a field of its
+own, as a heterogeneous medium has), on an nz × ny × nx interior with a fixed boundary one point
+wide kept in both ping-pong buffers (padded form: the domain is the interior only, no branch).
+Unlike laplace3d each point reads a second array once: a stream with no reuse beside the
+neighbour reuse of u. Both arrays share the buffer layout (x rows carry 16 pad elements on each
+side so interior rows start aligned; a's boundary entries are never read).
+
+No knobs are declared: gencl derives the space from the program (``gencl space vardiff3d --list``).
+It was added after the model's terms were built, to be predicted, not fitted
+(``tuning/model_developed_on.json`` does not name it).
+"""
+
+import loopy as lp
+import numpy as np
+
+from gencl.spec import ApplicationHooks, BenchmarkSpec
+
+DTYPES = {"float32": np.float32, "float64": np.float64}
+PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
+FLOPS_PER_POINT = 9  # five adds of the neighbours, 6u (mul, sub), a (mul), + u (add)
+
+
+def program(point):
+    dtype = DTYPES[point["dtype"]]
+
+    def u(dk, dj, di):
+        return f"u[k + {1 + dk}, j + {1 + dj}, i + {PAD + di}]"
+
+    neighbours = " + ".join(u(*d) for d in ((0, 0, -1), (0, 0, 1), (0, -1, 0), (0, 1, 0),
+                                            (-1, 0, 0), (1, 0, 0)))
+    shape = ("nz + 2", "ny + 2", f"nx + {2 * PAD}")
+    return lp.make_kernel(
+        "{[k, j, i]: 0 <= k < nz and 0 <= j < ny and 0 <= i < nx}",
+        f"u_new[k + 1, j + 1, i + {PAD}] = {u(0, 0, 0)} "
+        f"+ a[k + 1, j + 1, i + {PAD}] * ({neighbours} - 6 * {u(0, 0, 0)})",
+        [lp.GlobalArg("u", dtype, shape=shape),
+         lp.GlobalArg("a", dtype, shape=shape),
+         lp.GlobalArg("u_new", dtype, shape=shape, is_input=True, is_output=True),
+         lp.ValueArg("nz", np.int32), lp.ValueArg("ny", np.int32), lp.ValueArg("nx", np.int32)],
+        name="vardiff3d", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+
+
+def to_buffer(grid, fill=np.nan):
+    """A logical (nz+2, ny+2, nx+2) grid in the buffer layout; pad columns hold *fill*."""
+    nz2, ny2, nx2 = grid.shape
+    out = np.full((nz2, ny2, nx2 - 2 + 2 * PAD), fill, dtype=grid.dtype)
+    out[:, :, PAD - 1:PAD + nx2 - 1] = grid
+    return out
+
+
+def from_buffer(buf):
+    return buf[:, :, PAD - 1:buf.shape[2] - PAD + 1]
+
+
+def step(u, a):
+    """One step of a logical grid *u* (boundary kept) with the interior's coefficients *a*."""
+    c = u[1:-1, 1:-1, 1:-1]
+    out = u.copy()
+    out[1:-1, 1:-1, 1:-1] = c + a * (
+        u[1:-1, 1:-1, :-2] + u[1:-1, 1:-1, 2:] + u[1:-1, :-2, 1:-1] + u[1:-1, 2:, 1:-1]
+        + u[:-2, 1:-1, 1:-1] + u[2:, 1:-1, 1:-1] - 6 * c)
+    return out
+
+
+def inputs(point, sizes, rng):
+    dtype = DTYPES[point["dtype"]]
+    nz, ny, nx = sizes["nz"], sizes["ny"], sizes["nx"]
+    grid = rng.uniform(-1, 1, size=(nz + 2, ny + 2, nx + 2)).astype(dtype)
+    start = grid.copy()
+    start[1:-1, 1:-1, 1:-1] = np.nan  # a point the kernel misses cannot pass
+    # stable explicit steps: a ≤ 1/6
+    a = rng.uniform(0.01, 1 / 6, size=(nz + 2, ny + 2, nx + 2)).astype(dtype)
+    return {"u": to_buffer(grid), "a": to_buffer(a), "u_new": to_buffer(start)}
+
+
+def reference(values, point, sizes):
+    a = from_buffer(values["a"])[1:-1, 1:-1, 1:-1]
+    return {"u_new": to_buffer(step(from_buffer(values["u"]), a))}
+
+
+def sizes(point, device, quick):
+    """512³ on a GPU (1.6 GB of compulsory traffic per step in float32), 128³ on a CPU."""
+    if quick:
+        return {"nz": 16, "ny": 16, "nx": 32}
+    n = 512 if device is not None and device.device_type.upper() == "GPU" else 128
+    return {"nz": n, "ny": n, "nx": n}
+
+
+def verify_sizes(point, device):
+    """Not a multiple of any power-of-two tile along y and z; x a multiple of every vector width."""
+    return {"nz": 9, "ny": 11, "nx": 48}
+
+
+def compulsory_bytes(point, sizes):
+    """Read u and a once, write u_new once per interior point."""
+    points = sizes["nz"] * sizes["ny"] * sizes["nx"]
+    return 3 * np.dtype(DTYPES[point["dtype"]]).itemsize * points
+
+
+def points(point, sizes):
+    return sizes["nz"] * sizes["ny"] * sizes["nx"]
+
+
+SPEC = BenchmarkSpec(
+    name="vardiff3d",
+    description=__doc__.strip().splitlines()[0],
+    program=program,
+    params={"dtype": tuple(DTYPES)},
+    inputs=inputs,
+    reference=reference,
+    sizes=sizes,
+    verify_sizes=verify_sizes,
+    metrics={"bytes": compulsory_bytes, "points": points,
+             "flops": lambda p, s: FLOPS_PER_POINT * points(p, s)},
+    group="application",
+    # u_new feeds u on the next sweep: correctness is checked over several launches
+    hooks=ApplicationHooks(ping_pong=(("u_new", "u"),), compulsory_bytes=compulsory_bytes),
+    tolerance={"float32": 1e-5, "float64": 1e-12},
+)
