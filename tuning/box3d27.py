@@ -138,17 +138,9 @@ def peers():
 
 def naive_source(language, real):
     """NAIVE in CUDA or OpenCL C for element type *real*."""
-    if language == "cuda":
-        head = ('#define KERNEL extern "C" __global__\n#define GLOBAL\n'
-                "#define GX (blockIdx.x * blockDim.x + threadIdx.x)\n"
-                "#define GY (blockIdx.y * blockDim.y + threadIdx.y)\n"
-                "#define GZ (blockIdx.z * blockDim.z + threadIdx.z)\n")
-    else:
-        head = ("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if real == "double" else "")
-        head += ("#define KERNEL __kernel\n#define GLOBAL __global\n"
-                 "#define GX get_global_id(0)\n#define GY get_global_id(1)\n"
-                 "#define GZ get_global_id(2)\n")
-    return head + f"#define real {real}\n" + NAIVE
+    from gencl.peers import portable_source
+
+    return portable_source(NAIVE, language, real)
 
 # }}}
 

@@ -54,14 +54,19 @@ def from_buffer(buf):
     return buf[:, :, PAD - 1:buf.shape[2] - PAD + 1]
 
 
-def step(u, a):
-    """One step of a logical grid *u* (boundary kept) with the interior's coefficients *a*."""
+def update(u, u_new, a):
+    """Write the step of logical grid *u* with interior coefficients *a* into the interior of
+    *u_new* (numpy or torch)."""
     c = u[1:-1, 1:-1, 1:-1]
-    out = u.copy()
-    out[1:-1, 1:-1, 1:-1] = c + a * (
+    u_new[1:-1, 1:-1, 1:-1] = c + a * (
         u[1:-1, 1:-1, :-2] + u[1:-1, 1:-1, 2:] + u[1:-1, :-2, 1:-1] + u[1:-1, 2:, 1:-1]
         + u[:-2, 1:-1, 1:-1] + u[2:, 1:-1, 1:-1] - 6 * c)
-    return out
+    return {"u_new": u_new}
+
+
+def step(u, a):
+    """One step of a logical grid *u* (boundary kept) with the interior's coefficients *a*."""
+    return update(u, u.copy(), a)["u_new"]
 
 
 def inputs(point, sizes, rng):
@@ -78,6 +83,59 @@ def inputs(point, sizes, rng):
 def reference(values, point, sizes):
     a = from_buffer(values["a"])[1:-1, 1:-1, 1:-1]
     return {"u_new": to_buffer(step(from_buffer(values["u"]), a))}
+
+
+# {{{ peers: what a user would otherwise run, on the logical grid (no pads)
+
+def logical_inputs(ctx):
+    """The run's inputs as logical grids (a: the interior only); u_new holds the boundary, its
+    interior NaN."""
+    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    a = np.ascontiguousarray(from_buffer(ctx.inputs["a"])[1:-1, 1:-1, 1:-1])
+    start = u.copy()
+    start[1:-1, 1:-1, 1:-1] = np.nan
+    return {"u": u, "u_new": start, "a": a}
+
+
+def logical_reference(ctx):
+    g = logical_inputs(ctx)
+    return {"u_new": step(g["u"], g["a"])}
+
+
+#: the step as a user writes it first: one thread per interior point (CUDA and OpenCL C)
+NAIVE = """
+KERNEL void vardiff3d(GLOBAL const real *u, GLOBAL real *u_new, GLOBAL const real *a,
+                      const int nz, const int ny, const int nx)
+{
+    const int i = GX + 1, j = GY + 1, k = GZ + 1;
+    if (i > nx || j > ny || k > nz) return;
+    const long px = nx + 2, pz = (long)(ny + 2) * px, c = k * pz + j * px + i;
+    const long ac = ((long)(k - 1) * ny + (j - 1)) * nx + (i - 1);
+    u_new[c] = u[c] + a[ac] * (u[c - 1] + u[c + 1] + u[c - px] + u[c + px] + u[c - pz]
+                               + u[c + pz] - 6 * u[c]);
+}
+"""
+ARGS = ("u", "u_new", "a", "nz", "ny", "nx")
+BLOCK = (32, 4, 1)
+
+
+def peers():
+    """``ApplicationHooks.peers`` of this kernel: the naive kernel below in OpenCL and CUDA, and
+    ``update`` under torch eager and torch.compile."""
+    from gencl.peers import naive_and_torch_peers
+
+    return naive_and_torch_peers("vardiff3d", source=naive_source, args=ARGS, block=BLOCK,
+                                 extents=("nx", "ny", "nz"), update=update, inputs=logical_inputs,
+                                 expected=logical_reference)
+
+
+def naive_source(language, real):
+    """NAIVE in CUDA or OpenCL C for element type *real*."""
+    from gencl.peers import portable_source
+
+    return portable_source(NAIVE, language, real)
+
+# }}}
 
 
 def sizes(point, device, quick):
@@ -116,6 +174,7 @@ SPEC = BenchmarkSpec(
              "flops": lambda p, s: FLOPS_PER_POINT * points(p, s)},
     group="application",
     # u_new feeds u on the next sweep: correctness is checked over several launches
-    hooks=ApplicationHooks(ping_pong=(("u_new", "u"),), compulsory_bytes=compulsory_bytes),
+    hooks=ApplicationHooks(ping_pong=(("u_new", "u"),), compulsory_bytes=compulsory_bytes,
+                           peers=peers()),
     tolerance={"float32": 1e-5, "float64": 1e-12},
 )

@@ -11,9 +11,9 @@ GPU and raise ``PeerUnavailable`` with the reason elsewhere.
 from gencl.peers._context import (
     PeerContext, PeerUnavailable, PeerWrong, median_of_batches, run_peers)
 from gencl.peers._cuda import cupy_kernel_peer, torch_compile_peer, torch_peer
-from gencl.peers._naive import naive_and_torch_peers
+from gencl.peers._naive import naive_and_torch_peers, portable_source
 from gencl.peers._opencl import opencl_kernel_peer
 
 __all__ = ["PeerContext", "PeerUnavailable", "PeerWrong", "cupy_kernel_peer", "median_of_batches",
-           "naive_and_torch_peers", "opencl_kernel_peer", "run_peers",
+           "naive_and_torch_peers", "opencl_kernel_peer", "portable_source", "run_peers",
            "torch_compile_peer", "torch_peer"]

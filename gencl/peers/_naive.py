@@ -12,6 +12,23 @@ from gencl.peers._cuda import cupy_kernel_peer, torch_compile_peer, torch_peer
 from gencl.peers._opencl import opencl_kernel_peer
 
 
+def portable_source(text: str, language: str, real: str) -> str:
+    """*text*, a kernel written with the macros KERNEL, GLOBAL, GX, GY, GZ and the type
+    ``real``, as CUDA C (``language`` ``"cuda"``) or OpenCL C (else) for element type *real*
+    (``"float"`` or ``"double"``)."""
+    if language == "cuda":
+        head = ('#define KERNEL extern "C" __global__\n#define GLOBAL\n'
+                "#define GX (blockIdx.x * blockDim.x + threadIdx.x)\n"
+                "#define GY (blockIdx.y * blockDim.y + threadIdx.y)\n"
+                "#define GZ (blockIdx.z * blockDim.z + threadIdx.z)\n")
+    else:
+        head = ("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if real == "double" else "")
+        head += ("#define KERNEL __kernel\n#define GLOBAL __global\n"
+                 "#define GX get_global_id(0)\n#define GY get_global_id(1)\n"
+                 "#define GZ get_global_id(2)\n")
+    return head + f"#define real {real}\n" + text
+
+
 def naive_and_torch_peers(kernel: str, *, source: Callable[[str, str], str],
                           args: Sequence[str], block: Sequence[int], extents: Sequence[str],
                           update: Callable[..., Any], inputs: Callable[[PeerContext], Any],
