@@ -1,0 +1,174 @@
+"""2-D 9-point star, radius 2: a fourth-order heat step u_new = u + α Δ₄u, boundary fixed.
+
+Δ₄ is the fourth-order five-point-per-axis Laplacian: per axis (−u₋₂ + 16u₋₁ − 30u + 16u₊₁ −
+u₊₂) / 12. One explicit step on an ny × nx interior with a fixed (Dirichlet) boundary two points
+wide kept in both ping-pong buffers (padded form: the domain is the interior only, no branch);
+x rows carry 16 pad elements on each side so interior rows start aligned.
+
+No knobs are declared: gencl derives the space from the program (``gencl space star2d_r2 --list``).
+It was added after the model's terms were built, to be predicted, not fitted
+(``tuning/model_developed_on.json`` does not name it).
+"""
+
+import loopy as lp
+import numpy as np
+
+from gencl.spec import ApplicationHooks, BenchmarkSpec
+
+DTYPES = {"float32": np.float32, "float64": np.float64}
+R = 2  # radius
+PAD = 16  # x pad elements on each side (≥ R): interior rows start 64-byte aligned in float32
+FLOPS_PER_POINT = 13  # 7 adds of the 8 neighbours, 2 weights (mul), −60u/12 (mul, add), α, + u
+
+
+def program(point):
+    dtype = DTYPES[point["dtype"]]
+
+    def u(dj, di):
+        return f"u[j + {R + dj}, i + {PAD + di}]"
+
+    near = " + ".join(u(*d) for d in ((0, -1), (0, 1), (-1, 0), (1, 0)))
+    far = " + ".join(u(*d) for d in ((0, -2), (0, 2), (-2, 0), (2, 0)))
+    shape = (f"ny + {2 * R}", f"nx + {2 * PAD}")
+    return lp.make_kernel(
+        "{[j, i]: 0 <= j < ny and 0 <= i < nx}",
+        f"u_new[j + {R}, i + {PAD}] = {u(0, 0)} + alpha * "
+        f"((16 * ({near}) - ({far})) / 12 - 5 * {u(0, 0)})",
+        [lp.GlobalArg("u", dtype, shape=shape),
+         lp.GlobalArg("u_new", dtype, shape=shape, is_input=True, is_output=True),
+         lp.ValueArg("alpha", dtype), lp.ValueArg("ny", np.int32), lp.ValueArg("nx", np.int32)],
+        name="star2d_r2", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+
+
+# {{{ data and reference
+
+def to_buffer(grid, fill=np.nan):
+    """A logical (ny+2R, nx+2R) grid in the buffer layout; pad columns hold *fill*."""
+    ny, nx = grid.shape
+    out = np.full((ny, nx - 2 * R + 2 * PAD), fill, dtype=grid.dtype)
+    out[:, PAD - R:PAD - R + nx] = grid
+    return out
+
+
+def from_buffer(buf):
+    return buf[:, PAD - R:buf.shape[1] - PAD + R]
+
+
+def update(u, u_new, alpha):
+    """Write the step of logical grid *u* into the interior of *u_new* (numpy or torch)."""
+    c = u[2:-2, 2:-2]
+    near = u[2:-2, 1:-3] + u[2:-2, 3:-1] + u[1:-3, 2:-2] + u[3:-1, 2:-2]
+    far = u[2:-2, :-4] + u[2:-2, 4:] + u[:-4, 2:-2] + u[4:, 2:-2]
+    u_new[2:-2, 2:-2] = c + alpha * ((16 * near - far) / 12 - 5 * c)
+    return {"u_new": u_new}
+
+
+def step(u, alpha):
+    """One step of a logical grid (boundary kept), in the grid's dtype."""
+    return update(u, u.copy(), alpha)["u_new"]
+
+
+def inputs(point, sizes, rng):
+    dtype = DTYPES[point["dtype"]]
+    grid = rng.uniform(-1, 1, size=(sizes["ny"] + 2 * R, sizes["nx"] + 2 * R)).astype(dtype)
+    start = grid.copy()
+    start[R:-R, R:-R] = np.nan  # a point the kernel misses cannot pass
+    return {"u": to_buffer(grid), "u_new": to_buffer(start), "alpha": dtype(0.05)}
+
+
+def reference(values, point, sizes):
+    return {"u_new": to_buffer(step(from_buffer(values["u"]), values["alpha"]))}
+
+# }}}
+
+
+# {{{ peers: what a user would otherwise run, on the logical grid (no pads)
+
+def logical_inputs(ctx):
+    """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
+    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    start = u.copy()
+    start[R:-R, R:-R] = np.nan
+    return {"u": u, "u_new": start, "alpha": ctx.inputs["alpha"]}
+
+
+def logical_reference(ctx):
+    g = logical_inputs(ctx)
+    return {"u_new": step(g["u"], g["alpha"])}
+
+
+#: the step as a user writes it first: one thread per interior point (CUDA and OpenCL C)
+NAIVE = """
+KERNEL void star2d_r2(GLOBAL const real *u, GLOBAL real *u_new, const real alpha,
+                      const int ny, const int nx)
+{
+    const int i = GX + 2, j = GY + 2;
+    if (i >= nx + 2 || j >= ny + 2) return;
+    const long p = nx + 4, c = j * p + i;
+    const real near = u[c - 1] + u[c + 1] + u[c - p] + u[c + p];
+    const real far = u[c - 2] + u[c + 2] + u[c - 2 * p] + u[c + 2 * p];
+    u_new[c] = u[c] + alpha * ((16 * near - far) / 12 - 5 * u[c]);
+}
+"""
+ARGS = ("u", "u_new", "alpha", "ny", "nx")
+BLOCK = (32, 8)
+
+
+def peers():
+    """``ApplicationHooks.peers`` of this kernel: the naive kernel below in OpenCL and CUDA, and
+    ``update`` under torch eager and torch.compile."""
+    from gencl.peers import naive_and_torch_peers
+
+    return naive_and_torch_peers("star2d_r2", source=naive_source, args=ARGS, block=BLOCK,
+                                 extents=("nx", "ny"), update=update, inputs=logical_inputs,
+                                 expected=logical_reference)
+
+
+def naive_source(language, real):
+    """NAIVE in CUDA or OpenCL C for element type *real*."""
+    from gencl.peers import portable_source
+
+    return portable_source(NAIVE, language, real)
+
+# }}}
+
+
+def sizes(point, device, quick):
+    """8192² on a GPU (537 MB of compulsory traffic per step in float32), 2048² on a CPU."""
+    if quick:
+        return {"ny": 64, "nx": 128}
+    n = 8192 if device is not None and device.device_type.upper() == "GPU" else 2048
+    return {"ny": n, "nx": n}
+
+
+def verify_sizes(point, device):
+    """Not a multiple of any power-of-two tile along y; x a multiple of every vector width."""
+    return {"ny": 37, "nx": 96}
+
+
+def compulsory_bytes(point, sizes):
+    """Read u once, write u_new once per interior point."""
+    return 2 * np.dtype(DTYPES[point["dtype"]]).itemsize * sizes["ny"] * sizes["nx"]
+
+
+def points(point, sizes):
+    return sizes["ny"] * sizes["nx"]
+
+
+SPEC = BenchmarkSpec(
+    name="star2d_r2",
+    description=__doc__.strip().splitlines()[0],
+    program=program,
+    params={"dtype": tuple(DTYPES)},
+    inputs=inputs,
+    reference=reference,
+    sizes=sizes,
+    verify_sizes=verify_sizes,
+    metrics={"bytes": compulsory_bytes, "points": points,
+             "flops": lambda p, s: FLOPS_PER_POINT * points(p, s)},
+    group="application",
+    # u_new feeds u on the next sweep: correctness is checked over several launches
+    hooks=ApplicationHooks(ping_pong=(("u_new", "u"),), compulsory_bytes=compulsory_bytes,
+                           peers=peers()),
+    tolerance={"float32": 1e-5, "float64": 1e-12},
+)
