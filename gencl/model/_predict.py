@@ -247,7 +247,6 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     per_site = [(a, cache_requests(a, stats, p)) for a in stats.accesses if a.space == "global"]
     requests = sum(n for _, n in per_site)
     requests += spill_requests(stats, p)  # per-item memory, served by the same L1
-    # lane-by-lane requests the first level cannot hold go on to the next (_cache_reuse)
     # requests that re-touch lines other instructions of the item brought in: lane-by-lane
     # ones (one per lane on the same chunk) and those whose lanes lie further apart than one
     # vector (a register-blocked row: the next block's instruction fills the gaps). The first

@@ -233,6 +233,7 @@ def _lane_vector_loads(knl: Any, ids: frozenset[str]) -> dict[str, dict[str, tup
     return found
 
 
+
 #: line sizes the sub-group footprint is counted at (devices' first-level lines: 64 B on CPUs,
 #: 128 B on NVIDIA; 32 B sectors)
 FOOTPRINT_LINE_BYTES = (32, 64, 128)
@@ -593,7 +594,10 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
         op_map = lp.get_op_map(t_unit, subgroup_size=subgroup_size,
                                count_within_subscripts=False)
         per_lane = _per_lane_insns(t_unit)
-        whole = _lane_vector_loads(knl, per_lane)  # lane loads the compiler makes whole
+        try:  # lane loads the compiler makes whole
+            whole = _lane_vector_loads(knl, per_lane)
+        except Exception:  # noqa: BLE001 -- an index not of inames and parameters alone (read
+            whole = {}     # from memory, a temporary): every lane its own load, as loopy counts
         guarded = per_lane - set(whole)
         arrays = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)}
         lane_stores = {i for i in whole
