@@ -115,20 +115,13 @@ BLOCK = (32, 8)
 
 
 def peers():
-    """``ApplicationHooks.peers`` of this kernel: the naive kernel below in OpenCL and CUDA, and
+    """``ApplicationHooks.peers`` of this kernel: NAIVE in OpenCL and CUDA, and
     ``update`` under torch eager and torch.compile."""
     from gencl.peers import naive_and_torch_peers
 
-    return naive_and_torch_peers("star2d_r2", source=naive_source, args=ARGS, block=BLOCK,
+    return naive_and_torch_peers("star2d_r2", source=NAIVE, args=ARGS, block=BLOCK,
                                  extents=("nx", "ny"), update=update, inputs=logical_inputs,
                                  expected=logical_reference)
-
-
-def naive_source(language, real):
-    """NAIVE in CUDA or OpenCL C for element type *real*."""
-    from gencl.peers import portable_source
-
-    return portable_source(NAIVE, language, real)
 
 # }}}
 

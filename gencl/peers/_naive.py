@@ -29,15 +29,15 @@ def portable_source(text: str, language: str, real: str) -> str:
     return head + f"#define real {real}\n" + text
 
 
-def naive_and_torch_peers(kernel: str, *, source: Callable[[str, str], str],
+def naive_and_torch_peers(kernel: str, *, source: str,
                           args: Sequence[str], block: Sequence[int], extents: Sequence[str],
                           update: Callable[..., Any], inputs: Callable[[PeerContext], Any],
                           expected: Callable[[PeerContext], Any]) -> Mapping[str, Any]:
     """``ApplicationHooks.peers`` for a kernel named *kernel*.
 
     Args:
-        source: ``(language, real) -> text`` of the naive kernel, language ``"opencl"`` or
-            ``"cuda"``, real ``"float"`` or ``"double"`` (the point's dtype).
+        source: the naive kernel in the portable form ``portable_source`` turns into OpenCL C
+            and CUDA C, with ``real`` the point's dtype.
         args: the kernel's argument names, in order; block: the work-group (thread block) shape,
             x first; extents: the size names the grid covers along x, y(, z), one thread a point.
         update: the step written with torch ops; inputs, expected: the logical inputs and the
@@ -53,12 +53,12 @@ def naive_and_torch_peers(kernel: str, *, source: Callable[[str, str], str],
 
     return {
         "hand_opencl": opencl_kernel_peer(
-            lambda ctx: source("opencl", real(ctx)), kernel, args=args,
+            lambda ctx: portable_source(source, "opencl", real(ctx)), kernel, args=args,
             global_size=lambda ctx: tuple(g * b for g, b in zip(grid(ctx), block)),
             local_size=lambda ctx: block, inputs=inputs, expected=expected),
         "pytorch_eager": torch_peer(update, inputs=inputs, expected=expected),
         "torch_compile": torch_compile_peer(update, inputs=inputs, expected=expected),
         "cuda_naive": cupy_kernel_peer(
-            lambda ctx: source("cuda", real(ctx)), kernel, args=args,
+            lambda ctx: portable_source(source, "cuda", real(ctx)), kernel, args=args,
             launch=lambda ctx: (grid(ctx), block), inputs=inputs, expected=expected),
     }

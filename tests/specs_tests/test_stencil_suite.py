@@ -177,6 +177,8 @@ def test_naive_peer_kernel_matches_the_reference(engine, name, dtype):
 
     import pyopencl as cl
 
+    from gencl.peers import portable_source
+
     spec = load_spec(name)
     module = inspect.getmodule(spec.program)
     point = spec.complete({"dtype": dtype})
@@ -186,7 +188,8 @@ def test_naive_peer_kernel_matches_the_reference(engine, name, dtype):
     host = module.logical_inputs(ctx)
     want = module.logical_reference(ctx)["u_new"]
     real = "double" if dtype == "float64" else "float"
-    kernel = getattr(cl.Program(engine.ctx, module.naive_source("opencl", real)).build(), name)
+    source = portable_source(module.NAIVE, "opencl", real)
+    kernel = getattr(cl.Program(engine.ctx, source).build(), name)
     mf = cl.mem_flags
     bufs, args = {}, []
     for arg in module.ARGS:
