@@ -15,6 +15,13 @@ compute unit (≈ 160 on the H200). Why a max() and not a sum: on a GPU the per-
 overlaps the memory traffic of other groups (the measured 256-item point sits on the floor).
 When no point lies in the proportional regime the value is an upper bound, min over points of
 t / G, and the method says so. The model uses c to price small work-groups.
+
+How sharp that corner is, is measured too: ``alu_fetch.fit_overlap`` fits
+``t = (T_floor^p + (G·c)^p)^(1/p)`` over the same points, and ``dispatch_overlap_exponent`` is p
+(H200: 64, the fit's bound, a max() for every purpose; the model combines its dispatch term
+with the others by this exponent rather than by alu_fetch's, which measures how memory and
+arithmetic overlap). Reported only where some point is dispatch-bound and the form fits (RMS
+log-time residual within ``alu_fetch.OVERLAP_MAX_RMS``).
 """
 
 from __future__ import annotations
@@ -26,7 +33,8 @@ import numpy as np
 
 from gencl.characterize._cycles import cycle_clock, ok_records
 from gencl.characterize._registry import AnalysisResult, Characteristic, analysis
-from gencl.characterize.alu_fetch import RISE, Balance, fit_balance
+from gencl.characterize.alu_fetch import (
+    OVERLAP_MAX_RMS, RISE, Balance, fit_balance, fit_overlap)
 
 #: The access kind whose per-group cost is ``group_dispatch_s`` (a load and a store per item,
 #: like the memory-bound stencils the model prices).
@@ -52,6 +60,27 @@ def dispatch_cost(groups: Sequence[float], times: Sequence[float]) -> tuple[floa
     if not bound:
         return float(np.min(t / g)), fit, False
     return fit.slope, fit, True
+
+
+def _overlap_exponent(groups: Sequence[int], times: Sequence[float], fit: Balance, bound: bool,
+                      access: str, notes: list[str], variants: tuple[str, ...]
+                      ) -> list[Characteristic]:
+    """``dispatch_overlap_exponent``: p of t = (T^p + (G·c)^p)^(1/p), where the curve has a
+    dispatch-bound part and the form fits it."""
+    if not bound:
+        return []
+    soft = fit_overlap(groups, times, fit)
+    if soft.rms_log_error > OVERLAP_MAX_RMS:
+        notes.append(f"{access}: t = (T^p + (G·c)^p)^(1/p) does not fit (RMS log-time residual "
+                     f"{soft.rms_log_error:.2f} > {OVERLAP_MAX_RMS}); no dispatch_overlap_exponent")
+        return []
+    return [Characteristic(
+        "dispatch_overlap_exponent", soft.exponent, "",
+        method=f"t = (T^p + (G·c)^p)^(1/p) over {len(groups)} work-group sizes ('{access}' "
+               f"access), T, c and p fitted together in log time (RMS residual "
+               f"{soft.rms_log_error:.3f}, p within [1, 64]); p → ∞: a group's start overlaps "
+               "the other groups' memory traffic fully (max), p = 1: not at all (sum)",
+        variants=variants)]
 
 
 def _by_access(ok: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
@@ -95,6 +124,8 @@ def analyze_dispatch(records: Sequence[Mapping[str, Any]], device: Mapping[str, 
         if access == primary:
             chars.append(Characteristic("group_dispatch_s", cost, "s", method=how,
                                         variants=variants))
+            chars.extend(_overlap_exponent(groups, times, fit, bound, access, notes,
+                                            tuple(r["variant_id"] for r in runs)))
             chars.append(Characteristic(
                 "group_dispatch_cycles_per_cu", cost * hz * cus, "cycles",
                 method=f"group_dispatch_s × clock × {cus} compute units; {clock_method}",

@@ -73,6 +73,10 @@ class ModelParams:
     # overlap fit); ∞ where not measured: the slowest term alone (a roofline's max)
     overlap_scalar_exponent: float = math.inf
     overlap_vector_exponent: float = math.inf
+    # how the work-group dispatch term combines with the rest (workgroup_dispatch's overlap fit:
+    # a group's start overlaps the other groups' traffic); ∞ where not measured: the max, as
+    # that benchmark's own fit assumes
+    dispatch_overlap_exponent: float = math.inf
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -186,6 +190,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         # nominal: no overlap measured, the slowest term alone
         overlap_scalar_exponent=get("overlap_scalar_exponent", math.inf),
         overlap_vector_exponent=get("overlap_vector_exponent", math.inf),
+        dispatch_overlap_exponent=get("dispatch_overlap_exponent", math.inf),
         sources=sources,
     )
 
@@ -199,7 +204,7 @@ TERM_SOURCES: dict[str, tuple[str, ...]] = {
     "cache_requests": ("cache_requests_per_s", "l2_requests_per_s"),
     "memory_latency": ("global_latency_cycles", "registers_per_block"),
     "local_memory": ("local_bw_Bps",),
-    "dispatch": ("group_dispatch_s",),
+    "dispatch": ("group_dispatch_s", "dispatch_overlap_exponent"),
     "barriers": ("barrier_phase_s", "barrier_phase_s_per_item"),
     "launch": ("launch_overhead_s",),
 }

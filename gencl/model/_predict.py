@@ -1,7 +1,7 @@
 """Predicted time of a variant from its statistics and the device's measured characteristics.
 
-time = ‖compute, DRAM bandwidth, cache requests, memory latency, local memory,
-        work-group dispatch‖ₚ / load balance + barriers
+time = ‖‖compute, DRAM bandwidth, cache requests, memory latency, local memory‖ₚ,
+        work-group dispatch‖_q / load balance + barriers
 
 (the kernel's execution time, START→END as the engine measures it: the launch overhead is a term
 shown beside it, not added)
@@ -30,7 +30,10 @@ benchmark's rounded corner, ``overlap_scalar_exponent`` for scalar code and
   sub-groups, and cost one more request each at the next level's measured rate
   (``_cache_reuse.first_level_hit_share``, ``l2_requests_per_s``);
 - work-group dispatch: starting a work-group costs a fixed time (``workgroup_dispatch``
-  benchmark); tiny work-groups make a memory-bound kernel dispatch-bound;
+  benchmark); tiny work-groups make a memory-bound kernel dispatch-bound. A group's start
+  overlaps the other groups' traffic, not the arithmetic alu_fetch measures, so this term joins
+  the others' p-norm by its own measured exponent (``dispatch_overlap_exponent``, the same
+  benchmark's rounded corner; H200: 64, a max);
 - barriers: a barrier after a load phase holds its work-group for a time that grows with the
   group's size (``barrier_phase`` benchmark: a + b · group size per group and barrier, on its
   compute unit); it stalls the unit, so it adds;
@@ -290,16 +293,19 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     divergence = 1.0 - 0.5 * stats.divergent_fraction
     t_compute /= divergence
     exponent = p.overlap_vector_exponent if vectorized(stats) else p.overlap_scalar_exponent
-    body = overlap((t_compute, t_bw, t_req, t_lat, t_local, t_dispatch), exponent) / balance \
-        + t_sync
+
+    def combined(*units: float) -> float:
+        # the units' p-norm, then the dispatch term by its own exponent; barriers add
+        return overlap((overlap(units, exponent), t_dispatch), p.dispatch_overlap_exponent) \
+            / balance + t_sync
+
+    body = combined(t_compute, t_bw, t_req, t_lat, t_local)
     # the same without the misses: the first_level_reuse criterion's speedup
-    hit_all = overlap((t_compute, t_bw, t_req - t_miss, t_lat, t_local, t_dispatch),
-                      exponent) / balance + t_sync if t_miss else body
+    hit_all = combined(t_compute, t_bw, t_req - t_miss, t_lat, t_local) if t_miss else body
     # DRAM bytes were every re-read a cache hit: the dram_reuse criterion
     reuse = min(1.0, held / dram) if dram else 1.0
-    all_held = overlap((t_compute, t_bw * reuse, t_req, max(t_little * reuse, t_rounds),
-                        t_local, t_dispatch), exponent) / balance + t_sync \
-        if reuse < 1.0 else body
+    all_held = combined(t_compute, t_bw * reuse, t_req, max(t_little * reuse, t_rounds),
+                        t_local) if reuse < 1.0 else body
     time_s = body
     terms = {"compute": t_compute, "memory_bandwidth": t_bw, "cache_requests": t_req,
              "memory_latency": t_lat, "local_memory": t_local, "dispatch": t_dispatch,

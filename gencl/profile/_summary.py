@@ -65,6 +65,8 @@ MEASURED_KEYS: dict[str, str] = {
     # how far memory and arithmetic overlap (alu_fetch: t = (T^p + (kρ)^p)^(1/p), p → ∞ fully)
     "overlap_scalar_exponent": "",
     "overlap_vector_exponent": "",
+    # how far a work-group's start overlaps the others' traffic (workgroup_dispatch, same form)
+    "dispatch_overlap_exponent": "",
 }
 
 #: Every key of summary.json, in order.

@@ -69,3 +69,18 @@ def test_quick_sweep_on_pocl(engine):
     chars = chars_of(result)
     for name in ("group_dispatch_s", "group_dispatch_cycles_per_cu", "group_dispatch_store_s"):
         assert math.isfinite(chars[name].value) and chars[name].value > 0, name
+
+
+def test_dispatch_overlap_exponent_of_the_corner():
+    # a rounded corner t = (T^p + (G·c)^p)^(1/p) planted at p = 3 comes back; the sharp max()
+    # of the H200 reads as p at the fit's bound (64); a flat curve has no corner to fit
+    groups = [N // w for w in SIZES]
+    soft = [record({"access": "copy", "workgroup": w}, {"n": N},
+                   ((272e-6) ** 3 + (g * 0.6e-9) ** 3) ** (1 / 3), vid=f"copy{w}")
+            for w, g in zip(SIZES, groups)]
+    chars = chars_of(get_analysis("workgroup_dispatch")(soft, DEVICE, 2e9))
+    assert chars["dispatch_overlap_exponent"].value == pytest.approx(3.0, rel=0.05)
+    sharp = chars_of(get_analysis("workgroup_dispatch")(series(0.6e-9, 272e-6), DEVICE, 2e9))
+    assert sharp["dispatch_overlap_exponent"].value > 30
+    flat = chars_of(get_analysis("workgroup_dispatch")(series(1e-12, 300e-6), DEVICE, 2e9))
+    assert "dispatch_overlap_exponent" not in flat

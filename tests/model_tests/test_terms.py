@@ -153,3 +153,26 @@ def test_concurrent_terms_combine_by_the_measured_overlap_exponent():
     assert plain.time_s == pytest.approx(t_bw)
     assert predict(stats, measured).time_s == pytest.approx(
         (2 * t_bw ** 2 + sum(t ** 2 for t in rest)) ** 0.5)
+
+
+def test_dispatch_joins_the_other_terms_by_its_own_exponent():
+    # a kernel whose work-group dispatch takes as long as its DRAM traffic: the dispatch term
+    # combines with the rest by workgroup_dispatch's exponent (∞ nominal: the max, as that
+    # benchmark's fit assumes), not by alu_fetch's (which prices memory against arithmetic)
+    from gencl.model._predict import overlap
+
+    a = Access("a", "global", "load", 4, 1, 2**22, 1)
+    stats = KernelStats(2**22, 32, 2**17, {}, (a,), {"a": 4 * 2**22}, 0.0, 0.0,
+                        local_size=(32,))
+    t_bw = 4 * 2**22 / 1e12
+    base = {"copy_bw_Bps": 1e12, "group_dispatch_s": t_bw / 2**17, "global_latency_cycles": 1.0,
+            "cache_requests_per_s": 1e15, "overlap_scalar_exponent": 2.0}
+    nominal = predict(stats, params_from(base, GPU))
+    assert nominal.terms["dispatch"] == pytest.approx(t_bw)
+    others = overlap(tuple(nominal.terms[k] for k in ("compute", "memory_bandwidth",
+                                                      "cache_requests", "memory_latency",
+                                                      "local_memory")), 2.0)
+    assert nominal.time_s == pytest.approx(max(others, t_bw))
+    soft = params_from({**base, "dispatch_overlap_exponent": 4.0}, GPU)
+    assert soft.sources["dispatch_overlap_exponent"] == "measured"
+    assert predict(stats, soft).time_s == pytest.approx((others ** 4 + t_bw ** 4) ** 0.25)
