@@ -238,15 +238,9 @@ class ResultsFile:
         self.header = header
         self.results: list[dict[str, Any]] = []
         if self.partial.exists():
-            for line in self.partial.read_text().splitlines():
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue  # the line being written when the run was killed
-                if isinstance(record, dict) and HEADER_KEY in record:
-                    check_same_run(self.partial, record[HEADER_KEY], header)
-                else:
-                    self.results.append(record)
+            found, self.results = read_partial(self.partial)
+            if found is not None:
+                check_same_run(self.partial, found, header)
         elif self.path.is_file():
             check_same_run(self.path, read_results_header(self.path), header)
 
@@ -278,6 +272,23 @@ class ResultsFile:
 HEADER_KEY = "results_header"
 #: header fields that say what a results file measured: one file holds one value of each
 RUN_IDENTITY = ("spec", "quick", "size_overrides")
+
+
+def read_partial(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """(header, records) of a partial results stream: what an interrupted run measured. A line
+    cut off by the kill (the one being written) is skipped."""
+    header: dict[str, Any] | None = None
+    records: list[dict[str, Any]] = []
+    for line in path.read_text().splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and HEADER_KEY in record:
+            header = record[HEADER_KEY]
+        elif isinstance(record, dict):
+            records.append(record)
+    return header, records
 
 
 def run_identity(header: Mapping[str, Any]) -> dict[str, Any]:

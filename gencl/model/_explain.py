@@ -143,8 +143,23 @@ def accuracy(predicted: Iterable[float], measured: Iterable[float]) -> Accuracy:
 
 
 def load_results(path: str | os.PathLike) -> dict[str, Any]:
-    """A results file (ResultsFile JSON: header + results); a one-line error when it is not."""
+    """A results file (ResultsFile JSON: header + results); a one-line error when it is not.
+
+    The partial stream of an interrupted run (``<file>.partial.jsonl``) reads as the part of
+    the space it measured: ``sampled`` (a search prunes the points it lacks, a simulation
+    reports the model's accuracy only) and ``partial``."""
     path = Path(path)
+    if path.name.endswith(".partial.jsonl"):
+        from gencl.measure._run import read_partial
+
+        try:
+            header, records = read_partial(path)
+        except OSError as exc:
+            raise GenclError(f"{path}: cannot read ({exc.strerror})") from None
+        if header is None:
+            raise GenclError(f"{path}: results_header: expected a partial results file whose "
+                             "first line is its run's header")
+        return {**header, "sampled": True, "partial": True, "results": records}
     try:
         data = json.loads(path.read_text())
     except OSError as exc:

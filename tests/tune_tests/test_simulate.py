@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gencl.model import params_from
 from gencl.spec import load_spec
 from gencl.tune import ReplayEngine, evals_to_target, goal_check, plot_convergence, simulate
@@ -70,3 +72,29 @@ def test_the_model_summary_reads_the_records_build_logs(cache):
     assert summary["model_build_logs"] == len(records)
     assert summary["model_before_build"]["median_ratio"] == plain["model_median_ratio"]
     assert summary["model_median_ratio"] > plain["model_median_ratio"]
+
+
+def test_an_interrupted_space_reads_as_the_part_it_measured(cache, tmp_path):
+    """The partial stream a run killed mid-space leaves (header line, records, a cut-off last
+    line) is a sampled cache: the model's accuracy over what was measured, no search counts."""
+    from gencl.errors import GenclError
+    from gencl.measure._run import HEADER_KEY
+    from gencl.model import load_results
+
+    data = json.loads(cache.read_text())
+    header = {k: v for k, v in data.items() if k != "results"}
+    path = tmp_path / "space.json.partial.jsonl"
+    lines = [json.dumps({HEADER_KEY: header})] + [json.dumps(r) for r in data["results"][:40]]
+    path.write_text("\n".join(lines) + '\n{"variant_id": "cut off')
+    loaded = load_results(path)
+    assert loaded["sampled"] and loaded["partial"] and len(loaded["results"]) == 40
+    assert loaded["device"] == data["device"]
+    replay = ReplayEngine(path)
+    assert replay.sampled and len(replay) == 40
+    summary, runs = simulate(load_spec("copy"), replay, params_from({}, replay.device), seeds=1)
+    assert runs == {} and "sampled" in summary["strategies_skipped"]
+    assert summary["model_variants"] == 40
+    headless = tmp_path / "x.partial.jsonl"
+    headless.write_text("\n".join(lines[1:]))
+    with pytest.raises(GenclError, match="results_header"):
+        load_results(headless)
