@@ -124,7 +124,9 @@ def check_size_names(spec: Any, items: Sequence[str] | None) -> None:
 
 
 def parse_knobs(items: Sequence[str] | None) -> dict[str, Any]:
-    """``--knob name=value``: values are Python literals where they parse, else strings."""
+    """``--knob name=value``: values are Python literals where they parse, ``AxB…`` (integers,
+    as ``--list`` and the reports print a tuple value: ``workgroup=128x8``) a tuple, else
+    strings."""
     point: dict[str, Any] = {}
     for item in items or ():
         if "=" not in item:
@@ -133,7 +135,8 @@ def parse_knobs(items: Sequence[str] | None) -> dict[str, Any]:
         try:
             value = ast.literal_eval(text)
         except (ValueError, SyntaxError):
-            value = text
+            value = tuple(int(v) for v in text.split("x")) \
+                if re.fullmatch(r"\s*\d+(x\d+)+\s*", text) else text
         point[name.strip()] = value
     return point
 

@@ -17,6 +17,7 @@ from gencl.model import (
 
 ROOT = Path(__file__).resolve().parents[2]
 H200 = ROOT / "bench_results" / "nvidia-h200" / "profile.json"
+H100 = ROOT / "bench_results" / "nvidia-h100" / "profile.json"
 
 
 def test_committed_profile_feeds_every_number():
@@ -59,17 +60,22 @@ def test_lookup_does_not_depend_on_the_working_directory(tmp_path, monkeypatch):
     assert load_params(device).sources["copy_bw_Bps"] == "nominal"
 
 
-def test_explain_what_if_from_a_committed_profile(tmp_path):
-    """``gencl explain --profile`` of the H200 on a machine without it (CI's CPU)."""
+@pytest.mark.parametrize("profile, name", [(H200, "NVIDIA H200"),
+                                           (H100, "NVIDIA H100 80GB HBM3")])
+def test_explain_what_if_from_a_committed_profile(tmp_path, profile, name):
+    """``gencl explain --profile`` of a GPU on a machine without it (CI's CPU); a tuple knob
+    given as ``--list`` prints it (``128x8``)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run(
-        [sys.executable, "-m", "gencl", "explain", "jacobi", "--profile", str(H200),
+        [sys.executable, "-m", "gencl", "explain", "jacobi", "--profile", str(profile),
          "--knob", "dtype=float32", "--knob", "boundary=padded", "--knob", "vector_width=4",
-         "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+         "--knob", "workgroup=128x8", "--json"], cwd=tmp_path, env=env, capture_output=True,
+        text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["sizes"] == {"n": 8192}             # the GPU's problem size, not the CPU's
-    assert data["params"]["device"] == "NVIDIA H200"
+    assert data["params"]["device"] == name
+    assert data["point"]["workgroup"] == [128, 8]
     assert data["nominal_bottleneck_inputs"] == []
     assert 100e-6 < data["prediction"]["time_s"] < 1e-3
 
