@@ -25,7 +25,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "15"
+STATS_VERSION = "16"
 
 
 @dataclass(frozen=True)
@@ -540,16 +540,24 @@ def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...]
             for name in steps:
                 steps[name].append(None)
             continue
-        shifted = accesses({**mid, d: (g, lid + 1) if n > 1 else (g + 1, 0)})
-        if len(shifted) != len(base):
-            return found  # the next item's trace differs (bounds that vary with the item)
         diffs: dict[str, set[int]] = {}
-        for a, b in zip(base, shifted):
-            diffs.setdefault(a[1], set()).add(b[2] - a[2])
+        # the next item, and where there is one the same item of the next group, which must lie
+        # a group's extent of steps further (a layout blocked by work-group is no grid of the
+        # global ids: its next group's items read what this group's next rows hold)
+        for shift, times in (((g, lid + 1) if n > 1 else (g + 1, 0), 1),
+                             ((g + 1, lid) if n > 1 and g + 1 < groups_per_axis[d] else None,
+                              n)):
+            if shift is None:
+                continue
+            shifted = accesses({**mid, d: shift})
+            if len(shifted) != len(base):
+                return found  # the next item's trace differs (bounds that vary with the item)
+            for a, b in zip(base, shifted):
+                diffs.setdefault(a[1], set()).add((b[2] - a[2]) / times)
         if any(len(v) != 1 for v in diffs.values()):
             return found  # not one constant step per array: not a translated grid
         for name in steps:
-            steps[name].append(diffs[name].pop() if name in diffs else None)
+            steps[name].append(int(diffs[name].pop()) if name in diffs else None)
     position: int = -1
     last: tuple | None = None
     out: dict[str, dict[str, Any]] = {}

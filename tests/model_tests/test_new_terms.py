@@ -271,6 +271,49 @@ def test_a_neighbour_past_the_arrays_edge_is_no_neighbour():
     assert trace_miss_shares(trace, 1000, 1e9) == {"u": pytest.approx(0.2)}
 
 
+def _rows_read_by(layout: str):
+    """Each work item sums 8 rows of a (8, n) array; "blocked": the columns in blocks of one
+    work-group, every row of a group's block together (clpeak's "local offset" layout)."""
+    import loopy as lp
+    import numpy as np
+
+    index = "src[r, i]" if layout == "strided" else "src[(i // 64) * 8 + r, i % 64]"
+    shape = ("8", "n") if layout == "strided" else ("n // 8", "64")
+    knl = lp.make_kernel(
+        "{[i, r]: 0 <= i < n and 0 <= r < 8}",
+        f"""
+        for i
+            <> acc = 0 {{id=init}}
+            for r
+                acc = acc + {index} {{id=sum, dep=init}}
+            end
+            dst[i] = acc {{dep=sum}}
+        end
+        """,
+        [lp.GlobalArg("src", np.float32, shape=shape),
+         lp.GlobalArg("dst", np.float32, shape=("n",), is_output=True),
+         lp.ValueArg("n", np.int32)], lang_version=(2018, 2))
+    knl = lp.assume(knl, "n mod 64 = 0 and n >= 64")
+    knl = lp.split_iname(knl, "i", 64, inner_tag="l.0", outer_tag="g.0")
+    return lp.tag_inames(knl, {"r": "unr"})
+
+
+def test_a_layout_blocked_by_work_group_is_no_grid_of_the_items():
+    """Blocked by work-group, the next group's item reads what this group's next row holds: a
+    trace translated by the global id would take each read for a re-read of a neighbour's
+    (DRAM a fraction of the bytes). The trace checks the next group too and, finding no one
+    step, leaves the array to the live-set rule: every byte from DRAM once, as read row-wise."""
+    p = params_from({"cache_levels": [{"size_bytes": 2e5}], "copy_bw_Bps": 1e12}, GPU)
+    moved = {}
+    for layout in ("strided", "blocked"):
+        stats = compute_stats(_rows_read_by(layout), {"n": 1 << 16}, subgroup_size=32)
+        moved[layout] = memory_bytes(stats, p)[0]
+        arrays = stats.extra["item_trace"]["arrays"]
+        assert ("src" in arrays) == (layout == "strided")
+    assert moved["blocked"] == pytest.approx(moved["strided"])
+    assert moved["strided"] == pytest.approx(4 * 8 * (1 << 16) + 4 * (1 << 16))
+
+
 def test_the_reuse_cache_is_the_largest_level_well_below_dram_latency():
     """A level answering at more than half the DRAM latency (the H200's far L2 partition: 533
     of 691 cycles) does not spare DRAM a re-read; one without a latency counts."""
