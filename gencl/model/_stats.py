@@ -25,7 +25,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "16"
+STATS_VERSION = "17"
 
 
 @dataclass(frozen=True)
@@ -541,14 +541,17 @@ def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...]
                 steps[name].append(None)
             continue
         diffs: dict[str, set[int]] = {}
-        # the next item, and where there is one the same item of the next group, which must lie
-        # a group's extent of steps further (a layout blocked by work-group is no grid of the
+        # the next item, and the same item of a neighbouring group (the next, or the one before
+        # where the next holds no such item: a last group the domain only starts), which must
+        # lie a group's extent of steps away (a layout blocked by work-group is no grid of the
         # global ids: its next group's items read what this group's next rows hold)
-        for shift, times in (((g, lid + 1) if n > 1 else (g + 1, 0), 1),
-                             ((g + 1, lid) if n > 1 and g + 1 < groups_per_axis[d] else None,
-                              n)):
-            if shift is None:
-                continue
+        across = None
+        if n > 1 and (g + 1) * n + lid < found["extent"][d]:
+            across = ((g + 1, lid), n)
+        elif n > 1 and g >= 1:
+            across = ((g - 1, lid), -n)
+        for shift, times in [((g, lid + 1) if n > 1 else (g + 1, 0), 1)] + \
+                ([across] if across else []):
             shifted = accesses({**mid, d: shift})
             if len(shifted) != len(base):
                 return found  # the next item's trace differs (bounds that vary with the item)
