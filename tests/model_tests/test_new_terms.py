@@ -271,7 +271,7 @@ def test_a_neighbour_past_the_arrays_edge_is_no_neighbour():
     assert trace_miss_shares(trace, 1000, 1e9) == {"u": pytest.approx(0.2)}
 
 
-def _rows_read_by(layout: str):
+def _rows_read_by(layout: str, whole_groups: bool = True):
     """Each work item sums 8 rows of a (8, n) array; "blocked": the columns in blocks of one
     work-group, every row of a group's block together (clpeak's "local offset" layout)."""
     import loopy as lp
@@ -293,7 +293,8 @@ def _rows_read_by(layout: str):
         [lp.GlobalArg("src", np.float32, shape=shape),
          lp.GlobalArg("dst", np.float32, shape=("n",), is_output=True),
          lp.ValueArg("n", np.int32)], lang_version=(2018, 2))
-    knl = lp.assume(knl, "n mod 64 = 0 and n >= 64")
+    if whole_groups:
+        knl = lp.assume(knl, "n mod 64 = 0 and n >= 64")
     knl = lp.split_iname(knl, "i", 64, inner_tag="l.0", outer_tag="g.0")
     return lp.tag_inames(knl, {"r": "unr"})
 
@@ -312,6 +313,11 @@ def test_a_layout_blocked_by_work_group_is_no_grid_of_the_items():
         assert ("src" in arrays) == (layout == "strided")
     assert moved["blocked"] == pytest.approx(moved["strided"])
     assert moved["strided"] == pytest.approx(4 * 8 * (1 << 16) + 4 * (1 << 16))
+    # a last group the domain only starts (129 items in groups of 64: the third holds one)
+    # has no item beside the middle group's: the group before stands in, the grid is kept
+    trace = compute_stats(_rows_read_by("strided", whole_groups=False), {"n": 129},
+                          subgroup_size=32).extra["item_trace"]
+    assert trace["groups"] == [3] and trace["arrays"]["src"]["step"] == [4]
 
 
 def test_the_reuse_cache_is_the_largest_level_well_below_dram_latency():
