@@ -527,10 +527,10 @@ def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...]
     # came; a work-group's first items take the extra iterations of a tile's fetch loop
     first = accesses({d: (g, 0) for d, (g, _) in mid.items()})
     rounds = max(_load_rounds(rows) for rows in (base, first))
+    extent = _item_extents([(row[2], row[3]) for row in prepared], hw, groups_per_axis,
+                           local_size)
     found = {"length": 0, "arrays": {}, "groups": list(groups_per_axis),
-             "local": list(local_size), "load_rounds": rounds,
-             "extent": _item_extents([(row[2], row[3]) for row in prepared], hw,
-                                     groups_per_axis, local_size)}
+             "local": list(local_size), "load_rounds": rounds, "extent": extent}
     if len(first) != len(base):
         return found  # items do unequal shares (a tile's fetch loop): no one item stands for all
     steps: dict[str, list[int | None]] = {name: [] for name in arrays}
@@ -540,13 +540,13 @@ def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...]
             for name in steps:
                 steps[name].append(None)
             continue
-        diffs: dict[str, set[int]] = {}
+        diffs: dict[str, set[float]] = {}
         # the next item, and the same item of a neighbouring group (the next, or the one before
         # where the next holds no such item: a last group the domain only starts), which must
         # lie a group's extent of steps away (a layout blocked by work-group is no grid of the
         # global ids: its next group's items read what this group's next rows hold)
         across = None
-        if n > 1 and (g + 1) * n + lid < found["extent"][d]:
+        if n > 1 and (g + 1) * n + lid < extent[d]:
             across = ((g + 1, lid), n)
         elif n > 1 and g >= 1:
             across = ((g - 1, lid), -n)
