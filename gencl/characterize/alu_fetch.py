@@ -261,6 +261,23 @@ def analyze_alu_fetch(records: Sequence[Mapping[str, Any]], device: Mapping[str,
     return AnalysisResult(tuple(chars), series, tuple(notes))
 
 
+def overlap_characteristic(key: str, fit: Overlap, variants: tuple[str, ...], notes: list[str],
+                           *, label: str, form: str, method: str, meaning: str,
+                           bounds: str = "") -> Characteristic | None:
+    """*key* = the fitted exponent p where the overlap form fits (RMS log-time residual within
+    ``OVERLAP_MAX_RMS``); else None and a note saying so. *form* names the curve in the note,
+    *method* how it was fitted (*bounds*: what it kept p within), *meaning* what p → ∞ and p = 1
+    mean for these two regimes."""
+    if fit.rms_log_error > OVERLAP_MAX_RMS:
+        notes.append(f"{label}: {form} does not fit (RMS log-time residual "
+                     f"{fit.rms_log_error:.2f} > {OVERLAP_MAX_RMS}); no {key}")
+        return None
+    return Characteristic(key, fit.exponent, "",
+                          method=f"{method} (RMS residual {fit.rms_log_error:.3f}{bounds}); "
+                                 f"{meaning}",
+                          variants=variants)
+
+
 def _overlap_exponents(overlaps: Mapping[str, tuple[Overlap, tuple[str, ...]]],
                        notes: list[str]) -> list[Characteristic]:
     """``overlap_scalar_exponent`` (float) and ``overlap_vector_exponent`` (the widest floatW
@@ -272,15 +289,12 @@ def _overlap_exponents(overlaps: Mapping[str, tuple[Overlap, tuple[str, ...]]],
     for key, labels in wanted.items():
         for label in labels:
             fit, ids = overlaps[label]
-            if fit.rms_log_error > OVERLAP_MAX_RMS:
-                notes.append(f"{label}: t = (T^p + (k·ρ)^p)^(1/p) does not fit (RMS log-time "
-                             f"residual {fit.rms_log_error:.2f} > {OVERLAP_MAX_RMS}); no {key}")
-                continue
-            chars.append(Characteristic(
-                key, fit.exponent, "",
-                method=f"{label}: t = (T_mem^p + (k·ρ)^p)^(1/p) over the swept ALU:fetch ratios, "
-                       f"T_mem, k and p fitted together in log time (RMS residual "
-                       f"{fit.rms_log_error:.3f}); p → ∞: memory and arithmetic overlap fully "
-                       "(max), p = 1: not at all (sum)",
-                variants=ids))
+            char = overlap_characteristic(
+                key, fit, ids, notes, label=label, form="t = (T^p + (k·ρ)^p)^(1/p)",
+                method=f"{label}: t = (T_mem^p + (k·ρ)^p)^(1/p) over the swept ALU:fetch "
+                       "ratios, T_mem, k and p fitted together in log time",
+                meaning="p → ∞: memory and arithmetic overlap fully (max), p = 1: not at all "
+                        "(sum)")
+            if char is not None:
+                chars.append(char)
     return chars

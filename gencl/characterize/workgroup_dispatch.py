@@ -34,7 +34,7 @@ import numpy as np
 from gencl.characterize._cycles import cycle_clock, ok_records
 from gencl.characterize._registry import AnalysisResult, Characteristic, analysis
 from gencl.characterize.alu_fetch import (
-    OVERLAP_MAX_RMS, RISE, Balance, fit_balance, fit_overlap)
+    RISE, Balance, fit_balance, fit_overlap, overlap_characteristic)
 
 #: The access kind whose per-group cost is ``group_dispatch_s`` (a load and a store per item,
 #: like the memory-bound stencils the model prices).
@@ -69,18 +69,14 @@ def _overlap_exponent(groups: Sequence[int], times: Sequence[float], fit: Balanc
     dispatch-bound part and the form fits it."""
     if not bound:
         return []
-    soft = fit_overlap(groups, times, fit)
-    if soft.rms_log_error > OVERLAP_MAX_RMS:
-        notes.append(f"{access}: t = (T^p + (G·c)^p)^(1/p) does not fit (RMS log-time residual "
-                     f"{soft.rms_log_error:.2f} > {OVERLAP_MAX_RMS}); no dispatch_overlap_exponent")
-        return []
-    return [Characteristic(
-        "dispatch_overlap_exponent", soft.exponent, "",
+    char = overlap_characteristic(
+        "dispatch_overlap_exponent", fit_overlap(groups, times, fit), variants, notes,
+        label=access, form="t = (T^p + (G·c)^p)^(1/p)",
         method=f"t = (T^p + (G·c)^p)^(1/p) over {len(groups)} work-group sizes ('{access}' "
-               f"access), T, c and p fitted together in log time (RMS residual "
-               f"{soft.rms_log_error:.3f}, p within [1, 64]); p → ∞: a group's start overlaps "
-               "the other groups' memory traffic fully (max), p = 1: not at all (sum)",
-        variants=variants)]
+               "access), T, c and p fitted together in log time", bounds=", p within [1, 64]",
+        meaning="p → ∞: a group's start overlaps the other groups' memory traffic fully (max), "
+                "p = 1: not at all (sum)")
+    return [char] if char is not None else []
 
 
 def _by_access(ok: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:

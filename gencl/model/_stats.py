@@ -545,13 +545,12 @@ def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...]
         # where the next holds no such item: a last group the domain only starts), which must
         # lie a group's extent of steps away (a layout blocked by work-group is no grid of the
         # global ids: its next group's items read what this group's next rows hold)
-        across = None
+        shifts = [((g, lid + 1) if n > 1 else (g + 1, 0), 1)]
         if n > 1 and (g + 1) * n + lid < extent[d]:
-            across = ((g + 1, lid), n)
+            shifts.append(((g + 1, lid), n))
         elif n > 1 and g >= 1:
-            across = ((g - 1, lid), -n)
-        for shift, times in [((g, lid + 1) if n > 1 else (g + 1, 0), 1)] + \
-                ([across] if across else []):
+            shifts.append(((g - 1, lid), -n))
+        for shift, times in shifts:
             shifted = accesses({**mid, d: shift})
             if len(shifted) != len(base):
                 return found  # the next item's trace differs (bounds that vary with the item)
