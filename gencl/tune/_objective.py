@@ -152,10 +152,15 @@ def _device_info(evaluator: Any) -> Any:
 def _claim_budget(trial: optuna.Trial, budget: int) -> None:
     from optuna.trial import TrialState
 
+    from gencl.tune._study import _orphan
+
     trials = trial.study.get_trials(deepcopy=False,
                                     states=(TrialState.COMPLETE, TrialState.RUNNING))
     complete = sum(t.state == TrialState.COMPLETE for t in trials)
-    earlier = sum(t.state == TrialState.RUNNING and t.number < trial.number for t in trials)
+    # a trial whose worker died before recording itself holds back no budget here either (as in
+    # run_study): counted, it pruned every later trial of a study one short of its budget
+    earlier = sum(t.state == TrialState.RUNNING and t.number < trial.number and not _orphan(t)
+                  for t in trials)
     if complete + earlier >= budget:
         trial.set_user_attr("status", "budget")
         trial.set_user_attr("reason", f"the budget of {budget} complete trials is met by "
