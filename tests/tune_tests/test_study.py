@@ -150,3 +150,34 @@ def test_guided_sampler_counts_a_bounded_batch_before_trial_1(cache):
                       trials=4)
     assert asked == [10] + [4] * (len(study.trials) - 1)  # one batch per trial
     assert len({params_key(t.params) for t in study.trials}) == len(study.trials) >= 4
+
+
+def test_a_trial_whose_worker_died_unrecorded_holds_back_no_budget(tmp_path, cache):
+    """A worker killed between Optuna creating a trial and recording itself leaves a RUNNING
+    trial nobody owns. Long after, it neither holds the budget back in the run's loop nor in
+    each trial's claim: a study one short of its budget finishes (it used to prune every new
+    trial, without end)."""
+    import datetime as dt
+    import threading
+
+    replay = ReplayEngine(cache)
+    spec, space = _space(replay)
+    url = f"sqlite:///{tmp_path}/o.db"
+    run_study(spec, space, replay, study_name="o", storage=open_storage(url),
+              sampler=make_sampler("random", space, seed=0), trials=3)
+    storage = open_storage(url)
+    study = optuna.load_study(study_name="o", storage=storage)
+    storage.create_new_trial(study._study_id, template_trial=optuna.trial.FrozenTrial(
+        number=-1, state=TrialState.RUNNING, value=None,
+        datetime_start=dt.datetime.now() - dt.timedelta(hours=1), datetime_complete=None,
+        params={}, distributions={}, user_attrs={}, system_attrs={}, intermediate_values={},
+        trial_id=-1))
+    done: list[optuna.Study] = []
+    worker = threading.Thread(target=lambda: done.append(run_study(
+        spec, space, replay, study_name="o", storage=open_storage(url),
+        sampler=make_sampler("random", space, seed=1), trials=4)), daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert done, "a study one short of its budget did not finish beside an orphaned trial"
+    states = [t.state for t in done[0].trials]
+    assert states.count(TrialState.COMPLETE) == 4 and states.count(TrialState.RUNNING) == 1
