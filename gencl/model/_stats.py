@@ -25,7 +25,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "17"
+STATS_VERSION = "19"
 
 
 @dataclass(frozen=True)
@@ -295,7 +295,7 @@ def _fixed_domain(knl: Any, insn: Any, env: Mapping[str, int]) -> Any:
 
 def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
                         local_size: tuple[int, ...], groups_per_axis: tuple[int, ...],
-                        subgroup_size: int) -> dict[str, float]:
+                        subgroup_size: int, nest: tuple[str, ...] = ()) -> dict[str, float]:
     """Distinct lines (per ``FOOTPRINT_LINE_BYTES``) that one sub-group touches in global
     memory through the instructions *ids* (its lane-by-lane ones; all) in one pass of the
     loops around them.
@@ -306,7 +306,16 @@ def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
     sequential iname but the vector's at its first value) are requested again; whether they
     are still in the first-level cache then depends on how many lines the resident sub-groups
     hold (gencl.model._cache_reuse). Counted exactly with isl on the first sub-group of an interior
-    work-group (predicates ignored); {} where an access is not affine."""
+    work-group (predicates ignored); {} where an access is not affine.
+
+    With *nest* (the sequential inames in the order the code enters them, outermost first) the
+    pass is one iteration of the loop whose next iteration fills the gaps: an instruction's
+    gap-filling iname moves one of its accesses by less than the step between neighbouring
+    lanes (a register-blocked column), and the loops the code nests inside it (blocked rows
+    under a blocked column: loopy puts the column unroll outside the row unroll of the vector
+    Jacobi) run whole before the gaps are filled, so their lines count too. Where the
+    gap-filling loop is the innermost (the one-wide Jacobi's column unroll sits inside its row
+    unroll) the pass is the same as without *nest*."""
     import islpy as isl
     import loopy as lp
     from loopy.symbolic import get_access_map
@@ -336,9 +345,11 @@ def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
                         .upper_bound_val(isl.dim_type.set, i, hi)
             # one pass of the sequential loops around the lanes: the lines reused from lane to
             # lane are those of one iteration (a blocked row, a blocked column), not all of them
+            walk = walked | _nested_in_gap_loop(knl, insn, subs, arrays, domain, env, lanes,
+                                                nest)
             first = domain.lexmin()
             for i in range(domain.dim(isl.dim_type.set)):
-                if domain.get_dim_name(isl.dim_type.set, i) not in walked:
+                if domain.get_dim_name(isl.dim_type.set, i) not in walk:
                     domain = domain.fix_val(isl.dim_type.set, i, first.dim_min_val(i))
             for name, index in subs:
                 arg = arrays[name]
@@ -359,6 +370,52 @@ def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
         return {}
     return {str(line): float(len({o // line for o in offsets}))
             for line in FOOTPRINT_LINE_BYTES}
+
+
+def _nested_in_gap_loop(knl: Any, insn: Any, subs: list[tuple[str, tuple]],
+                        arrays: Mapping[str, Any], domain: Any, env: Mapping[str, int],
+                        lanes: Mapping[str, tuple[int, int]], nest: tuple[str, ...]
+                        ) -> set[str]:
+    """The sequential inames *insn* runs nested inside its outermost gap-filling loop (see
+    ``_subgroup_footprint``): empty where none of its accesses leaves gaps. A step is the
+    change of an access's element offset when one iname goes one past its first value."""
+    import islpy as isl
+
+    names = [domain.get_dim_name(isl.dim_type.set, i) for i in range(domain.dim(isl.dim_type.set))]
+    first = domain.lexmin()
+    at = {n: first.dim_min_val(i).to_python() for i, n in enumerate(names)}
+    lane0 = next((n for n, t in knl.inames.items() if n in lanes and any(
+        type(x).__name__ == "LocalInameTag" and int(x.axis) == 0 for x in t.tags)), None)
+    inner = [n for n in nest if n in insn.within_inames and n in at]
+    if lane0 is None or not inner:
+        return set()
+    try:
+        gap = _gap_iname(subs, arrays, env, at, lane0, inner)
+    except Exception:  # noqa: BLE001 -- an index pymbolic cannot evaluate: one pass as before
+        return set()
+    return set(inner[inner.index(gap) + 1:]) if gap is not None else set()
+
+
+def _gap_iname(subs: list[tuple[str, tuple]], arrays: Mapping[str, Any], env: Mapping[str, int],
+               at: Mapping[str, int], lane0: str, inner: list[str]) -> str | None:
+    """The outermost of *inner* that moves an access of *subs* by less than the lane step."""
+    from pymbolic import evaluate
+
+    def offset(name: str, index: tuple, values: Mapping[str, int]) -> int:
+        strides = [1 if type(t).__name__ == "VectorArrayDimTag" else int(_value(t.stride, env))
+                   for t in arrays[name].dim_tags]
+        point = {**env, **values}
+        return sum(int(evaluate(e, point)) * s for e, s in zip(index, strides))
+
+    def step(name: str, index: tuple, iname: str) -> int:
+        return abs(offset(name, index, {**at, iname: at[iname] + 1}) - offset(name, index, at))
+
+    for name, index in subs:
+        lane_step = step(name, index, lane0)
+        gap = next((n for n in inner if 0 < step(name, index, n) < lane_step), None)
+        if gap is not None:
+            return gap
+    return None
 
 
 def _points(bset: Any) -> list[list[int]]:
@@ -405,10 +462,32 @@ def _load_rounds(trace: list[tuple[tuple, str, int, bool, tuple]]) -> int:
 MAX_TRACE_ACCESSES = 20000
 
 
-def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...],
+def _linearized(t_unit: Any) -> Any:
+    """The kernel in loopy's linearized order (loops as the code enters them)."""
+    import loopy as lp
+
+    # only the order is needed here: loopy's checks print the whole kernel before they raise
+    with contextlib.redirect_stdout(io.StringIO()):
+        return lp.linearize(lp.preprocess_kernel(lp.set_options(
+            t_unit, enforce_array_accesses_within_bounds="no_check"))).default_entrypoint
+
+
+def _loop_nest(lin: Any) -> tuple[str, ...]:
+    """The sequential inames of a linearized kernel in the order the code enters them (its
+    loops and unrolled loops; a vector iname is no loop)."""
+    import loopy as lp
+
+    vector = {name for name, tags in lin.inames.items()
+              if any(isinstance(t, lp.kernel.data.VectorizeTag) for t in tags.tags)}
+    entered = [item.iname for item in lin.linearization
+               if type(item).__name__ == "EnterLoop" and item.iname not in vector]
+    return tuple(dict.fromkeys(entered))
+
+
+def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
                 groups_per_axis: tuple[int, ...]) -> dict[str, Any] | None:
-    """The global accesses of one interior work item in program order, for the reuse distances
-    of ``gencl.model._cache_reuse.trace_miss_shares``.
+    """The global accesses of one interior work item of *lin* (``_linearized``) in program
+    order, for the reuse distances of ``gencl.model._cache_reuse.trace_miss_shares``.
 
     loopy's counts say how often an array is read, not when: a blocked row whose neighbour rows
     are read again only after a whole streamed loop (a ``block_j`` unroll around a ``stream_k``
@@ -436,10 +515,6 @@ def _item_trace(t_unit: Any, env: Mapping[str, int], local_size: tuple[int, ...]
     import loopy as lp
     from loopy.symbolic import get_access_map
 
-    # only the order is needed here: loopy's checks print the whole kernel before they raise
-    with contextlib.redirect_stdout(io.StringIO()):
-        lin = lp.linearize(lp.preprocess_kernel(lp.set_options(
-            t_unit, enforce_array_accesses_within_bounds="no_check"))).default_entrypoint
     arrays = {a.name: a for a in lin.args
               if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
     hw: dict[str, tuple[bool, int]] = {}   # iname -> (is a group iname, axis)
@@ -604,6 +679,11 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
         op_map = lp.get_op_map(t_unit, subgroup_size=subgroup_size,
                                count_within_subscripts=False)
         per_lane = _per_lane_insns(t_unit)
+        try:
+            lin = _linearized(t_unit)
+        except Exception:  # noqa: BLE001 -- loopy cannot order it: no trace, no loop nest
+            lin = None
+        nest = _loop_nest(lin) if lin else ()
         try:  # lane loads the compiler makes whole
             whole = _lane_vector_loads(knl, per_lane)
         except Exception:  # noqa: BLE001 -- an index not of inames and parameters alone (read
@@ -613,7 +693,8 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
         lane_stores = {i for i in whole
                        if _global_subscripts(knl.id_to_insn[i].assignee, arrays)}
         lane_lines = _subgroup_footprint(knl, guarded | lane_stores, env, local_size,
-                                         groups_per_axis, subgroup_size) if per_lane else {}
+                                         groups_per_axis, subgroup_size, nest) \
+            if per_lane else {}
         if per_lane:  # types first: a split-off part may no longer say what a temporary is
             t_unit = lp.infer_unknown_types(t_unit, expect_completion=True)
         parts = [(False, {}, t_unit)] if not per_lane else [
@@ -624,7 +705,7 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                     for lane, vectors, part in parts if part.default_entrypoint.instructions]
         sync_map = lp.get_synchronization_map(t_unit, subgroup_size=subgroup_size)
         try:
-            trace = _item_trace(t_unit, env, local_size, groups_per_axis)
+            trace = _item_trace(lin, env, local_size, groups_per_axis) if lin else None
         except Exception:  # noqa: BLE001 -- not affine, or isl cannot state it: no trace
             trace = None
     ops: dict[str, float] = {}
@@ -687,7 +768,7 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                                           "per_lane_lines": lane_lines,
                                           "subgroup_lines": _subgroup_footprint(
                                               knl, every, env, local_size, groups_per_axis,
-                                              subgroup_size),
+                                              subgroup_size, nest),
                                           "item_trace": trace})
 
 

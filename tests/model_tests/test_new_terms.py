@@ -376,6 +376,36 @@ def test_lane_by_lane_lines_of_one_subgroup_counted_exactly():
                                                  "128": 8 * (rows + 1)}
 
 
+
+def _blocked_columns_and_rows(columns_outer):
+    """out[i, j] = 2 u[i, j] with 2 columns (lanes 2 floats apart: each instruction leaves a
+    gap the next column fills) and 2 rows per item, both unrolled, in either loop order."""
+    import loopy as lp
+    import numpy as np
+
+    knl = lp.make_kernel(
+        "{[i, j]: 0 <= i, j < n}", "out[i, j] = 2 * u[i, j]",
+        [lp.GlobalArg("u", np.float32, shape=("n", "n")),
+         lp.GlobalArg("out", np.float32, shape=("n", "n")), lp.ValueArg("n", np.int32)],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "j", 2, inner_iname="jb", outer_iname="jl", inner_tag="unr")
+    knl = lp.split_iname(knl, "jl", 32, inner_tag="l.0", outer_tag="g.0")
+    knl = lp.split_iname(knl, "i", 2, inner_iname="ib", outer_iname="il", inner_tag="unr")
+    knl = lp.split_iname(knl, "il", 4, inner_tag="l.1", outer_tag="g.1")
+    return lp.prioritize_loops(knl, "jb,ib" if columns_outer else "ib,jb")
+
+
+@pytest.mark.parametrize("columns_outer, rows", [(True, 2), (False, 1)])
+def test_gap_lines_span_the_loops_nested_inside_the_gap_filling_one(columns_outer, rows):
+    """A warp's 32 lanes, 8 B apart, touch 256 B = 2 lines of 128 B (8 sectors of 32 B) of a
+    row of u and of out; the next column's instruction comes back to them. With the column
+    unroll outside the row unroll both rows run before it does: 2 rows' lines between a touch
+    and its re-touch; with the rows outside, one row's."""
+    stats = compute_stats(_blocked_columns_and_rows(columns_outer), {"n": 512},
+                          subgroup_size=32)
+    assert stats.extra["subgroup_lines"] == {"32": 16.0 * rows, "64": 8.0 * rows,
+                                             "128": 4.0 * rows}
+
 @pytest.mark.parametrize("resident, hit", [(512, 1.0), (2048, 0.5)])
 def test_lane_by_lane_rereads_miss_the_first_level_beyond_its_size(resident, hit):
     """hit = min(1, L1 / (resident warps × lines per warp × line)); the misses cost one more
