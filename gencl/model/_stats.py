@@ -327,6 +327,8 @@ def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
     vector = {name for name, tags in knl.inames.items()
               if any(isinstance(t, lp.kernel.data.VectorizeTag) for t in tags.tags)}
     walked = set(lanes) | vector  # every other iname stays at its first value: one pass
+    lane0 = next((n for n, t in knl.inames.items() if n in lanes and any(
+        type(x).__name__ == "LocalInameTag" and int(x.axis) == 0 for x in t.tags)), None)
     offsets: set[int] = set()
     try:
         for insn in knl.instructions:
@@ -345,9 +347,9 @@ def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
                         .upper_bound_val(isl.dim_type.set, i, hi)
             # one pass of the sequential loops around the lanes: the lines reused from lane to
             # lane are those of one iteration (a blocked row, a blocked column), not all of them
-            walk = walked | _nested_in_gap_loop(knl, insn, subs, arrays, domain, env, lanes,
-                                                nest)
             first = domain.lexmin()
+            walk = walked | _nested_in_gap_loop(insn, subs, arrays, domain, first, env, lane0,
+                                                nest)
             for i in range(domain.dim(isl.dim_type.set)):
                 if domain.get_dim_name(isl.dim_type.set, i) not in walk:
                     domain = domain.fix_val(isl.dim_type.set, i, first.dim_min_val(i))
@@ -372,20 +374,17 @@ def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
             for line in FOOTPRINT_LINE_BYTES}
 
 
-def _nested_in_gap_loop(knl: Any, insn: Any, subs: list[tuple[str, tuple]],
-                        arrays: Mapping[str, Any], domain: Any, env: Mapping[str, int],
-                        lanes: Mapping[str, tuple[int, int]], nest: tuple[str, ...]
-                        ) -> set[str]:
+def _nested_in_gap_loop(insn: Any, subs: list[tuple[str, tuple]], arrays: Mapping[str, Any],
+                        domain: Any, first: Any, env: Mapping[str, int], lane0: str | None,
+                        nest: tuple[str, ...]) -> set[str]:
     """The sequential inames *insn* runs nested inside its outermost gap-filling loop (see
-    ``_subgroup_footprint``): empty where none of its accesses leaves gaps. A step is the
-    change of an access's element offset when one iname goes one past its first value."""
+    ``_subgroup_footprint``; *first*: the domain's lexmin, *lane0*: the iname of local axis 0):
+    empty where none of its accesses leaves gaps. A step is the change of an access's element
+    offset when one iname goes one past its first value."""
     import islpy as isl
 
     names = [domain.get_dim_name(isl.dim_type.set, i) for i in range(domain.dim(isl.dim_type.set))]
-    first = domain.lexmin()
     at = {n: first.dim_min_val(i).to_python() for i, n in enumerate(names)}
-    lane0 = next((n for n, t in knl.inames.items() if n in lanes and any(
-        type(x).__name__ == "LocalInameTag" and int(x.axis) == 0 for x in t.tags)), None)
     inner = [n for n in nest if n in insn.within_inames and n in at]
     if lane0 is None or not inner:
         return set()
