@@ -259,7 +259,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     gap_requests = sum(n for a, n in per_site if _leaves_gaps(a))
     lane_hits = first_level_hit_share(stats, "per_lane_lines", conc, p)
     gap_hits = first_level_hit_share(stats, "subgroup_lines", conc, p)
-    misses = lane_requests * (1.0 - lane_hits) + gap_requests * (1.0 - gap_hits)
+    lane_misses, gap_misses = lane_requests * (1.0 - lane_hits), gap_requests * (1.0 - gap_hits)
+    misses = lane_misses + gap_misses
     retouching = lane_requests + gap_requests
     hits = 1.0 - misses / retouching if retouching else 1.0
     t_miss = misses / p.l2_requests_per_s if misses and p.l2_requests_per_s else 0.0
@@ -316,7 +317,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     ideal = max(t_ops, useful / p.dram_bw if not p.cached or traffic
                 else min(useful, sum(stats.footprint.values())) / p.dram_bw)
     criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful, local_eff,
-                         hits, body / max(hit_all, 1e-30),
+                         (hits, body / max(hit_all, 1e-30), gap_misses > lane_misses),
                          (reuse, body / max(all_held, 1e-30)))
     return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30),
                       steps=steps)
@@ -346,7 +347,7 @@ def _bank_efficiency(stats: KernelStats, p: ModelParams) -> float:
 
 def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body: float,
               divergence: float, balance: float, conc: float, useful: float,
-              local_eff: float, lane_hits: float, miss_speedup: float,
+              local_eff: float, first_level: tuple[float, float, bool],
               dram_reuse: tuple[float, float]) -> tuple[Criterion, ...]:
     total = max(body, 1e-30)
     mem_share = max(terms["memory_bandwidth"], terms["memory_latency"],
@@ -371,9 +372,14 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
                   "follow local id 0 or vectorize"),
         Criterion("local_memory_efficiency", local_eff, sp(local_eff, local_share),
                   "bank conflicts in local memory: pad the tile"),
-        # not one of seed 001's: the share of lane-by-lane requests the first level holds; the
-        # speedup is the model's time without the requests that go on to the next level
-        Criterion("first_level_reuse", lane_hits, miss_speedup,
+        # not one of seed 001's: the share of the re-touching requests (lane-by-lane ones, a
+        # blocked row's gap-filling ones) the first level holds; the speedup is the model's time
+        # without the requests that go on to the next level; the hint names the larger misser
+        Criterion("first_level_reuse", first_level[0], first_level[1],
+                  "a register-blocked row's next column comes back to lines the first-level "
+                  "cache cannot hold for every resident sub-group (the loops nested inside the "
+                  "column loop run in between): block fewer columns, or nest fewer rows inside "
+                  "them" if first_level[2] else
                   "lane-by-lane vector code re-reads lines the first-level cache cannot hold "
                   "for every resident sub-group: make the vector accesses whole (a padded "
                   "boundary) or narrow the vector"),

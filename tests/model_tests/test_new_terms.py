@@ -435,6 +435,7 @@ def test_lane_by_lane_rereads_miss_the_first_level_beyond_its_size(resident, hit
     # explain's criterion: the share that hits, and the time without the misses
     reuse = {c.name: c for c in pred.criteria}["first_level_reuse"]
     assert reuse.value == pytest.approx(0.5)
+    assert "lane-by-lane" in reuse.hint
     assert pred.bottleneck == "cache_requests"
     assert reuse.speedup == pytest.approx(t / (t - misses / 4e10))
     # without a line count, or without a measured first level, every request hits
@@ -469,6 +470,8 @@ def test_blocked_rows_with_gaps_miss_the_first_level_beyond_its_size(stride, gap
     assert pred.terms["cache_requests"] == pytest.approx(requests / 1e11 + misses / 4e10)
     reuse = {c.name: c for c in pred.criteria}["first_level_reuse"]
     assert reuse.value == pytest.approx(0.5 if gaps else 1.0)
+    if gaps:  # explain's hint names the blocked row, not lane-by-lane code
+        assert "register-blocked row" in reuse.hint and "lane-by-lane" not in reuse.hint
 
 
 def test_next_level_rate_falls_back_to_the_first_levels_and_says_so():
