@@ -10,6 +10,8 @@
 #   resumes .cpu-run/ (the Jacobi n=1024 slice, then the profile; PROFILE_ARGS=--quick for the
 #   quick suite) until TOTAL_S seconds, and packs it into $OUT/cpu-run.tgz. Bring .cpu-run back
 #   from the tarball before the next call; copy the finished files to bench_results/pocl-local-cpu.
+#   To go on from the committed slice: mkdir -p .cpu-run/jacobi && touch .cpu-run/probe.done &&
+#   cp bench_results/pocl-local-cpu/jacobi/space.json.partial.jsonl .cpu-run/jacobi/
 set -u
 case "${1:-}" in
 wheel)
