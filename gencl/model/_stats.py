@@ -95,6 +95,22 @@ def _vec_width(arg: Any, env: Mapping[str, int]) -> int:
     return 1
 
 
+def _vector_inames(knl: Any) -> set[str]:
+    """The inames tagged ``vec`` (a vector's lanes, one instruction)."""
+    import loopy as lp
+
+    return {name for name, tags in knl.inames.items()
+            if any(isinstance(t, lp.kernel.data.VectorizeTag) for t in tags.tags)}
+
+
+def _element_strides(arg: Any, env: Mapping[str, int]) -> list[int]:
+    """Elements between neighbours along each axis of a global array (a vector axis: 1)."""
+    import loopy as lp
+
+    return [1 if isinstance(t, lp.kernel.array.VectorArrayDimTag) else int(_value(t.stride, env))
+            for t in arg.dim_tags]
+
+
 def _divergent_fraction(knl: Any) -> float:
     """Share of instructions guarded by a predicate on a work-item index (data-dependent
     conditions are not counted: their outcome is unknown before a run)."""
@@ -133,16 +149,13 @@ def _per_lane_insns(t_unit: Any) -> frozenset[str]:
     """
     from loopy.codegen import UnvectorizableError
     from loopy.expression import VectorizabilityChecker
-    from loopy.kernel.data import VectorizeTag
     from loopy.symbolic import pw_aff_to_expr
     from pymbolic.mapper.dependency import DependencyMapper
 
     knl = t_unit.default_entrypoint
     dep = DependencyMapper(composite_leaves=False)
     found = set()
-    for name, tags in knl.inames.items():
-        if not any(isinstance(t, VectorizeTag) for t in tags.tags):
-            continue
+    for name in sorted(_vector_inames(knl)):
         length = int(pw_aff_to_expr(knl.get_iname_bounds(name).size))
         for insn in knl.instructions:
             if name not in insn.within_inames:
@@ -180,14 +193,12 @@ def _lane_vector_loads(knl: Any, ids: frozenset[str]) -> dict[str, dict[str, tup
 
     import loopy as lp
     from loopy.kernel.array import VectorArrayDimTag
-    from loopy.kernel.data import VectorizeTag
     from loopy.symbolic import pw_aff_to_expr
     from pymbolic import evaluate, substitute
     from pymbolic.mapper.dependency import DependencyMapper
     from pymbolic.primitives import Variable
 
-    vec = [name for name, tags in knl.inames.items()
-           if any(isinstance(t, VectorizeTag) for t in tags.tags)]
+    vec = sorted(_vector_inames(knl))
     if len(vec) != 1 or not ids:
         return {}
     lane_iname = vec[0]
@@ -324,9 +335,8 @@ def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
               if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
     order = {name: k for k, name in enumerate(sorted(arrays))}
     lanes = _subgroup_lanes(knl, local_size, groups_per_axis, subgroup_size)
-    vector = {name for name, tags in knl.inames.items()
-              if any(isinstance(t, lp.kernel.data.VectorizeTag) for t in tags.tags)}
-    walked = set(lanes) | vector  # every other iname stays at its first value: one pass
+    # every other iname stays at its first value: one pass
+    walked = set(lanes) | _vector_inames(knl)
     lane0 = next((n for n, t in knl.inames.items() if n in lanes and any(
         type(x).__name__ == "LocalInameTag" and int(x.axis) == 0 for x in t.tags)), None)
     offsets: set[int] = set()
@@ -355,8 +365,7 @@ def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
                     domain = domain.fix_val(isl.dim_type.set, i, first.dim_min_val(i))
             for name, index in subs:
                 arg = arrays[name]
-                strides = [1 if isinstance(t, lp.kernel.array.VectorArrayDimTag)
-                           else int(_value(t.stride, env)) for t in arg.dim_tags]
+                strides = _element_strides(arg, env)
                 size = np.dtype(arg.dtype.numpy_dtype).itemsize
                 base = order[name] << 48  # arrays never share lines
                 touched = get_access_map(domain, index).range().project_out_all_params()
@@ -401,10 +410,9 @@ def _gap_iname(subs: list[tuple[str, tuple]], arrays: Mapping[str, Any], env: Ma
     from pymbolic import evaluate
 
     def offset(name: str, index: tuple, values: Mapping[str, int]) -> int:
-        strides = [1 if type(t).__name__ == "VectorArrayDimTag" else int(_value(t.stride, env))
-                   for t in arrays[name].dim_tags]
         point = {**env, **values}
-        return sum(int(evaluate(e, point)) * s for e, s in zip(index, strides))
+        return sum(int(evaluate(e, point)) * s
+                   for e, s in zip(index, _element_strides(arrays[name], env)))
 
     def step(name: str, index: tuple, iname: str) -> int:
         return abs(offset(name, index, {**at, iname: at[iname] + 1}) - offset(name, index, at))
@@ -474,10 +482,7 @@ def _linearized(t_unit: Any) -> Any:
 def _loop_nest(lin: Any) -> tuple[str, ...]:
     """The sequential inames of a linearized kernel in the order the code enters them (its
     loops and unrolled loops; a vector iname is no loop)."""
-    import loopy as lp
-
-    vector = {name for name, tags in lin.inames.items()
-              if any(isinstance(t, lp.kernel.data.VectorizeTag) for t in tags.tags)}
+    vector = _vector_inames(lin)
     entered = [item.iname for item in lin.linearization
                if type(item).__name__ == "EnterLoop" and item.iname not in vector]
     return tuple(dict.fromkeys(entered))
@@ -538,9 +543,7 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
             stack.pop()
         elif kind == "RunInstruction" and hasattr(insns[item.insn_id], "expression"):
             runs.append((k, insns[item.insn_id], tuple(stack)))
-    layout = {name: ([1 if isinstance(t, lp.kernel.array.VectorArrayDimTag)
-                      else int(_value(t.stride, env)) for t in arg.dim_tags],
-                     int(np.dtype(arg.dtype.numpy_dtype).itemsize))
+    layout = {name: (_element_strides(arg, env), int(np.dtype(arg.dtype.numpy_dtype).itemsize))
               for name, arg in arrays.items()}
 
     # what does not depend on the item, once: each run's global subscripts, its domain (the
