@@ -111,6 +111,13 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         sources[key] = "measured" if ok else "nominal"
         return float(value) if ok else nominal  # type: ignore[arg-type]
 
+    def nonnegative(key: str, nominal: float) -> float:
+        # 0 is a measurement too (workgroup_dispatch: a flat curve, no cost per group seen)
+        value = summary.get(key)
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+        sources[key] = "measured" if ok else "nominal"
+        return float(value) if ok else nominal  # type: ignore[arg-type]
+
     def rate(key: str, nominal: float) -> float:
         # the model was calibrated on scalar chains: their best rate where the profile has it
         # (the chain benchmark's peak itself may come from vector-typed chains)
@@ -168,8 +175,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         # nominal: a GPU compute unit starts a work-group every ~150 cycles and serves one
         # 128-byte line request per cycle; a CPU core pays ~1 µs per work-group call and one
         # line per cycle
-        group_dispatch_s=get("group_dispatch_s",
-                             (150.0 / clock if is_gpu else 1e-6) / max(cus, 1)),
+        group_dispatch_s=nonnegative("group_dispatch_s",
+                                     (150.0 / clock if is_gpu else 1e-6) / max(cus, 1)),
         cache_requests_per_s=get("cache_requests_per_s", clock * cus),
         request_line_bytes=128 if is_gpu else line,
         lane_access_bytes=16 if is_gpu else 64,
