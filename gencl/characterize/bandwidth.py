@@ -1,9 +1,13 @@
-"""Bandwidth family: copy kernel (seed 000 §VI-A, eq. 7) and pure global reads (clpeak).
+"""Bandwidth family: copy kernel (seed 000 §VI-A, eq. 7), pure global reads (clpeak) and copy
+bandwidth against footprint.
 
 ``bandwidth`` (spec ``copy``): bandwidth per element size, cycles per memory request CPMR' (eq. 7)
 and the issue latency λ per element size, the dynamic / constant / unrolled loop comparison and
 bandwidth against work-group size. ``read_bandwidth`` (spec ``read_bandwidth``): the best read-only
-bandwidth over vector widths, clpeak's "global memory bandwidth".
+bandwidth over vector widths, clpeak's "global memory bandwidth". ``footprint_bandwidth`` (spec
+``footprint_bandwidth``): the best copy bandwidth at each footprint of buffers launched again and
+again, the staircase of the cache levels a repeated launch is served by
+(``bandwidth_by_footprint``; the model prices a launch's DRAM term at its own footprint's step).
 """
 
 from __future__ import annotations
@@ -171,4 +175,38 @@ def analyze_reads(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any
         "y": [bandwidth_of(by_size[s])[0] for s in sizes],
         "xlabel": "element size (B)", "ylabel": "bandwidth (B/s)", "xscale": "log"}}
     series.update(_vs_workgroup(ok, "read_bandwidth_vs_occupancy", "Global read bandwidth"))
+    return AnalysisResult(tuple(chars), series)
+
+
+def footprint_of(record: Mapping[str, Any]) -> int:
+    """Bytes of both buffers of one footprint_bandwidth launch (what it moves per launch)."""
+    return int(record["work"]["bytes"]) if record.get("work", {}).get("bytes") \
+        else int(record["point"]["footprint_kib"]) << 10
+
+
+@analysis("footprint_bandwidth")
+def analyze_footprint(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any],
+                      clock_hz: float | None) -> AnalysisResult:
+    """bandwidth_by_footprint: per footprint, the best copy bandwidth over element sizes."""
+    ok = ok_records(records)
+    if not ok:
+        return AnalysisResult((), notes=("no successful footprint-bandwidth measurement",))
+    by_footprint = _best_by(ok, footprint_of)
+    footprints = sorted(by_footprint)
+    steps = [{"footprint_bytes": f, "bandwidth_Bps": bandwidth_of(by_footprint[f])[0]}
+             for f in footprints]
+    chars = [Characteristic(
+        "bandwidth_by_footprint", steps, "[{footprint_bytes: B, bandwidth_Bps: B/s}]",
+        method="per footprint (src + dst, the same buffers every launch, no rotation), the best "
+               "copy over element sizes: bytes read plus written over the median kernel time",
+        variants=tuple(by_footprint[f]["variant_id"] for f in footprints))]
+    widths = sorted({element_bytes(r["point"]) for r in ok})
+    by_width = _best_by(ok, lambda r: (element_bytes(r["point"]), footprint_of(r)))
+    series = {"bandwidth_vs_footprint": {
+        "title": "Copy bandwidth vs footprint (buffers reused launch after launch)",
+        "x": footprints,
+        "y": {f"{w} B elements": [bandwidth_of(by_width[(w, f)])[0] if (w, f) in by_width
+                                  else None for f in footprints] for w in widths},
+        "xlabel": "footprint, both buffers (B)", "ylabel": "bandwidth (B/s)",
+        "xscale": "log", "yscale": "log"}}
     return AnalysisResult(tuple(chars), series)

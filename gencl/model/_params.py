@@ -77,6 +77,9 @@ class ModelParams:
     # a group's start overlaps the other groups' traffic); ∞ where not measured: the max, as
     # that benchmark's own fit assumes
     dispatch_overlap_exponent: float = math.inf
+    # (footprint bytes, copy bandwidth) of buffers reused launch after launch, smallest first
+    # (footprint_bandwidth); (): dram_bw at every footprint
+    footprint_bandwidths: tuple[tuple[float, float], ...] = ()
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -149,6 +152,11 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         sources[f"{key} (vector)"] = "measured" if value is not None else "nominal"
         return value if value is not None else scalar_rate
 
+    steps = sorted((float(st["footprint_bytes"]), float(st["bandwidth_Bps"]))
+                   for st in summary.get("bandwidth_by_footprint") or []
+                   if isinstance(st, Mapping) and _num(st, "footprint_bytes")
+                   and _num(st, "bandwidth_Bps"))
+    sources["bandwidth_by_footprint"] = "measured" if steps else "nominal"
     registers = int(device.get("registers_per_block") or 0)
     # the driver's figure (NVIDIA's device attribute), not a benchmark's; a CPU has no such limit
     sources["registers_per_block"] = "n/a" if not is_gpu else (
@@ -198,6 +206,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         overlap_scalar_exponent=get("overlap_scalar_exponent", math.inf),
         overlap_vector_exponent=get("overlap_vector_exponent", math.inf),
         dispatch_overlap_exponent=get("dispatch_overlap_exponent", math.inf),
+        footprint_bandwidths=tuple(steps),
         sources=sources,
     )
 

@@ -18,7 +18,11 @@ benchmark's rounded corner, ``overlap_scalar_exponent`` for scalar code and
   point of the pipeline model (seed 000: throughput grows with concurrency until the ridge);
 - memory bandwidth: bytes actually moved over the measured copy bandwidth; an access whose
   neighbouring work items are ``stride`` elements apart moves whole sectors (coalescing), and
-  repeated reads of an array that fits the measured cache come from the cache, not DRAM;
+  repeated reads of an array that fits the measured cache come from the cache, not DRAM. Where
+  the profile measured copy bandwidth against footprint (``footprint_bandwidth``: the same
+  buffers launched again and again, as the tuner measures a kernel), the bandwidth is that
+  staircase's at the launch's own footprint, every global array together (``dram_bandwidth``):
+  12.6 MB of Jacobi arrays stay in a CPU's caches from launch to launch;
 - cache requests: a sub-group instruction is served one cache line (128 B on GPUs) per request:
   a coalesced float access needs one request per 32 lanes, a float16 per lane (four 16-byte
   instructions, lanes 64 B apart) sixteen per instruction, a lane-by-lane access of a vector
@@ -64,6 +68,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
+
+import numpy as np
 
 from gencl.model._cache_reuse import dram_bytes as reuse_dram_bytes
 from gencl.model._cache_reuse import (
@@ -179,6 +185,19 @@ def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float, floa
     return dram, useful, (held if p.cached else dram)
 
 
+def dram_bandwidth(stats: KernelStats, p: ModelParams) -> float:
+    """Bandwidth of the launch's traffic: the measured footprint staircase (``footprint_bandwidths``)
+    at the bytes of all its global arrays, interpolated linearly in log footprint and log
+    bandwidth, flat beyond the measured ends; the copy bandwidth where none was measured."""
+    steps = p.footprint_bandwidths
+    footprint = sum(stats.footprint.values())
+    if not steps or footprint <= 0:
+        return p.dram_bw
+    sizes = np.log([f for f, _ in steps])
+    rates = np.log([b for _, b in steps])
+    return float(np.exp(np.interp(math.log(footprint), sizes, rates)))
+
+
 def _concurrency(stats: KernelStats, p: ModelParams) -> float:
     """Work items in flight per compute unit."""
     per_cu = stats.work_items / max(p.compute_units, 1)
@@ -246,7 +265,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     dram, useful, held = memory_bytes(stats, p)
     if traffic:
         dram = useful = held = traffic["global_read_bytes"] + traffic["global_write_bytes"]
-    t_bw = dram / p.dram_bw
+    bandwidth = dram_bandwidth(stats, p)
+    t_bw = dram / bandwidth
     per_site = [(a, cache_requests(a, stats, p)) for a in stats.accesses if a.space == "global"]
     requests = sum(n for _, n in per_site)
     requests += spill_requests(stats, p)  # per-item memory, served by the same L1
@@ -314,8 +334,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # the launch overhead is shown, not added: the time is the kernel's execution (START→END)
     bottleneck = max((k for k in terms if k != "launch"), key=lambda k: terms[k])
     # the roof: useful work at the peak of the limiting resource
-    ideal = max(t_ops, useful / p.dram_bw if not p.cached or traffic
-                else min(useful, sum(stats.footprint.values())) / p.dram_bw)
+    ideal = max(t_ops, useful / bandwidth if not p.cached or traffic
+                else min(useful, sum(stats.footprint.values())) / bandwidth)
     criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful, local_eff,
                          (hits, body / max(hit_all, 1e-30), gap_misses > lane_misses),
                          (reuse, body / max(all_held, 1e-30)))

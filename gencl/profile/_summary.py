@@ -38,6 +38,8 @@ MEASURED_KEYS: dict[str, str] = {
     "private_latency_cycles": "cycles",
     "image_latency_cycles": "cycles",
     "cache_levels": "[{size_bytes: B, latency_cycles: cycles}]",
+    # copy bandwidth of buffers reused launch after launch, per footprint (footprint_bandwidth)
+    "bandwidth_by_footprint": "[{footprint_bytes: B, bandwidth_Bps: B/s}]",
     "cache_line_bytes": "B",
     "tlb_page_bytes": "B",
     "tlb_levels": "[{entries, reach_bytes, stride_bytes: B, miss_penalty_cycles: cycles}]",

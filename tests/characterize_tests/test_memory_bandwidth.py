@@ -59,3 +59,25 @@ def test_host_last_level_cache_from_sysfs(tmp_path):
         (tmp_path / index / "size").write_text(size + "\n")
     assert cpu_last_level_cache_bytes(str(tmp_path)) == 48 << 20
     assert cpu_last_level_cache_bytes(str(tmp_path / "none")) == 0
+
+
+def test_footprint_staircase_is_the_best_width_per_footprint():
+    # float (4 B) and float4 (16 B) copies over three footprints: per footprint the faster one
+    recs = []
+    for kib, t1, t4 in ((256, 2e-6, 1e-6), (4096, 40e-6, 20e-6), (1 << 20, 8e-3, 9e-3)):
+        for w, t in ((1, t1), (4, t4)):
+            recs.append(record({"vector_width": w, "footprint_kib": kib, "workgroup": 256},
+                               {"m": (kib << 10) // (8 * w)}, t, work={"bytes": kib << 10},
+                               vid=f"w{w}f{kib}"))
+    recs.append(record({"vector_width": 4, "footprint_kib": 64, "workgroup": 256}, {"m": 1},
+                       1.0, status="error"))
+    result = get_analysis("footprint_bandwidth")(recs, DEVICE, None)
+    (char,) = result.characteristics
+    assert char.name == "bandwidth_by_footprint"
+    assert [s["footprint_bytes"] for s in char.value] == [256 << 10, 4096 << 10, 1 << 30]
+    assert [s["bandwidth_Bps"] for s in char.value] == pytest.approx(
+        [(256 << 10) / 1e-6, (4096 << 10) / 20e-6, (1 << 30) / 8e-3])
+    assert char.variants == ("w4f256", "w4f4096", "w1f1048576")
+    plot = result.series["bandwidth_vs_footprint"]
+    assert plot["x"] == [256 << 10, 4096 << 10, 1 << 30]
+    assert set(plot["y"]) == {"4 B elements", "16 B elements"}

@@ -552,3 +552,30 @@ def test_shifted_lanes_load_whole_vectors_once(guarded):
     assert sum(a.count for a in loads if a.per_lane) == \
         pytest.approx((8 if guarded else 0) * items)
     assert not any(a.per_lane for a in stats.accesses if a.array == "out")
+
+
+@pytest.mark.parametrize("footprint, expected", [
+    (1 << 20, 400e9),           # below the staircase: its first step
+    (4 << 20, 400e9),
+    (8 << 20, (400e9 * 100e9) ** 0.5),  # halfway in log footprint: the geometric mean
+    (16 << 20, 100e9),
+    (1 << 30, 100e9),           # beyond it: its last step
+])
+def test_bandwidth_of_a_launch_is_the_staircases_at_its_footprint(footprint, expected):
+    # a CPU whose copy benchmark says 74 GB/s, and whose staircase says 400 GB/s up to 4 MiB
+    # of buffers and 100 GB/s from 16 MiB on
+    summary = {"copy_bw_Bps": 74e9, "bandwidth_by_footprint": [
+        {"footprint_bytes": 16 << 20, "bandwidth_Bps": 100e9},
+        {"footprint_bytes": 4 << 20, "bandwidth_Bps": 400e9}]}
+    p = params_from(summary, CPU)
+    assert p.sources["bandwidth_by_footprint"] == "measured"
+    a = Access("a", "global", "load", 4, 1, footprint // 8, 1)
+    b = Access("b", "global", "store", 4, 1, footprint // 8, 1)
+    stats = _stats(accesses=(a, b), items=footprint // 8,
+                   footprint={"a": footprint / 2, "b": footprint / 2})
+    moved = footprint  # each array once
+    assert predict(stats, p).terms["memory_bandwidth"] == pytest.approx(moved / expected)
+    # no staircase: the copy bandwidth at every footprint, said to be so
+    bare = params_from({"copy_bw_Bps": 74e9}, CPU)
+    assert bare.sources["bandwidth_by_footprint"] == "nominal"
+    assert predict(stats, bare).terms["memory_bandwidth"] == pytest.approx(moved / 74e9)
