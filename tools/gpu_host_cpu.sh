@@ -10,8 +10,11 @@
 #   resumes .cpu-run/ (the Jacobi n=1024 slice, then the profile; PROFILE_ARGS=--quick for the
 #   quick suite) until TOTAL_S seconds, and packs it into $OUT/cpu-run.tgz. Bring .cpu-run back
 #   from the tarball before the next call; copy the finished files to bench_results/pocl-local-cpu.
-#   To go on from the committed slice: mkdir -p .cpu-run/jacobi && touch .cpu-run/probe.done &&
-#   cp bench_results/pocl-local-cpu/jacobi/space.json.partial.jsonl .cpu-run/jacobi/
+#   To add benchmarks to the committed quick profile (the slice is complete since 2026-11-26):
+#   mkdir -p .cpu-run/jacobi .cpu-run/profile && touch .cpu-run/probe.done &&
+#   cp bench_results/pocl-local-cpu/jacobi/space.json .cpu-run/jacobi/ &&
+#   cp -r bench_results/pocl-local-cpu/{profile.json,summary.json,raw} .cpu-run/profile/
+#   then PROFILE_ARGS="--quick --only NAME" (the space step resumes and finds nothing left to measure).
 set -u
 case "${1:-}" in
 wheel)

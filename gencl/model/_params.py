@@ -77,6 +77,10 @@ class ModelParams:
     # a group's start overlaps the other groups' traffic); ∞ where not measured: the max, as
     # that benchmark's own fit assumes
     dispatch_overlap_exponent: float = math.inf
+    # DRAM latency is hidden by the resident items' outstanding loads (Little's law over items:
+    # a GPU); False: a CPU core keeps a work-item loop's loads in flight with its out-of-order
+    # window and prefetchers, however few items it runs
+    little_over_items: bool = True
     # (footprint bytes, copy bandwidth) of buffers reused launch after launch, smallest first
     # (footprint_bandwidth); (): dram_bw at every footprint
     footprint_bandwidths: tuple[tuple[float, float], ...] = ()
@@ -206,6 +210,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         overlap_scalar_exponent=get("overlap_scalar_exponent", math.inf),
         overlap_vector_exponent=get("overlap_vector_exponent", math.inf),
         dispatch_overlap_exponent=get("dispatch_overlap_exponent", math.inf),
+        little_over_items=is_gpu,
         footprint_bandwidths=tuple(steps),
         sources=sources,
     )

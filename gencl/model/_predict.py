@@ -42,16 +42,21 @@ benchmark's rounded corner, ``overlap_scalar_exponent`` for scalar code and
   group's size (``barrier_phase`` benchmark: a + b · group size per group and barrier, on its
   compute unit); it stalls the unit, so it adds;
 - memory latency: Little's law — with too few work items in flight the bandwidth is
-  (bytes in flight) / (measured global latency Λ); and no less than one Λ per load round of
-  each wave of resident items (a loop the code keeps issues its loads after the last
-  iteration's data came: a tile's fetch loop, ``_stats._item_trace``);
+  (bytes in flight) / (measured global latency Λ), on a GPU, whose items each keep one load of
+  every site in flight (a CPU core keeps a work-item loop's loads in flight with its
+  out-of-order window and prefetchers however few items it runs: PoCL's strip scheme, one item
+  a group and 2 a core, was priced 9–15× its measured time by this rule); and no less than one
+  Λ per load round of each wave of resident items (a loop the code keeps issues its loads after
+  the last iteration's data came: a tile's fetch loop, ``_stats._item_trace``);
 - work-groups that do not fill the last wave leave compute units idle (load balance).
 
 A temporally blocked launch (k sweeps) is priced from what its transform reports it does
 (``tile_traffic``: ``gencl.measure._sweeps.TRAFFIC_KEYS``) where loopy's counts cannot see it
 (they ignore the predicates that make halo points live or dead): DRAM bytes from its global bytes
 (``copy_bw_Bps``), compute from its point updates, redundant halo work included, × flops per
-update at the compute rate (``sp_madd_peak_flops``, float64: ``dp_peak_flops``), local memory from
+update at the compute rate (the scalar chains' ``sp_madd_scalar_peak_flops``, float64:
+``dp_scalar_peak_flops``; the vector chains' where the scheme says its updates are a loop the
+compiler vectorizes, ``vectorized_updates``: the strip), local memory from
 its local bytes (``local_bw_Bps``) and barriers from its barriers per work-group
 (``barrier_phase_s`` + ``barrier_phase_s_per_item`` × group size), and its asynchronous
 copies join the bytes in flight of the latency term; nominal values where the
@@ -242,10 +247,13 @@ def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
     return instructions * rows * per_row
 
 
-def flop_rate(stats: KernelStats, p: ModelParams) -> float:
+def flop_rate(stats: KernelStats, p: ModelParams, vector: bool = False) -> float:
     """FLOP/s of the kernel's arithmetic: float64 where it computes in float64, else float32
-    (multiply-adds: the peak counts 2 FLOP per madd)."""
-    return p.dp_flops if any(k.startswith("float64:") for k in stats.ops) else p.sp_flops
+    (multiply-adds: the peak counts 2 FLOP per madd); *vector*: the vector chains' figure (code
+    the compiler vectorizes), where measured."""
+    if any(k.startswith("float64:") for k in stats.ops):
+        return p.dp_vector_flops if vector and p.dp_vector_flops else p.dp_flops
+    return p.sp_vector_flops if vector and p.sp_vector_flops else p.sp_flops
 
 
 def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
@@ -258,7 +266,10 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     conc = _concurrency(stats, p)
     below_ridge = max(1.0, p.ridge_items_per_cu / conc)
     if traffic and flops_per_update:
-        t_compute = traffic["point_updates"] * flops_per_update / flop_rate(stats, p) \
+        # a scheme whose updates run as a loop along the contiguous axis (strip) is vectorized
+        # by the compiler: the vector chains' rate
+        loop = bool(traffic.get("vectorized_updates"))
+        t_compute = traffic["point_updates"] * flops_per_update / flop_rate(stats, p, loop) \
             * below_ridge
     else:
         t_compute = t_ops * below_ridge
@@ -291,7 +302,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
                          for a in stats.accesses if a.space == "global"))
     per_item += (traffic or {}).get("copy_bytes_in_flight_per_item", 0.0)
     in_flight = conc * p.compute_units * per_item
-    t_little = dram * p.global_latency_s / in_flight if in_flight else 0.0
+    t_little = dram * p.global_latency_s / in_flight if in_flight and p.little_over_items \
+        else 0.0
     # each resident item waits one latency per load round (a loop the code keeps): the waves
     # of items per compute unit × rounds × Λ (_stats._item_trace)
     rounds = float((stats.extra.get("item_trace") or {}).get("load_rounds") or 0)

@@ -3,6 +3,8 @@ reuse through the caches; and their profile numbers' nominal fallbacks."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from gencl.model import Access, KernelStats, compute_stats, nominal_inputs, params_from, predict
@@ -579,3 +581,15 @@ def test_bandwidth_of_a_launch_is_the_staircases_at_its_footprint(footprint, exp
     bare = params_from({"copy_bw_Bps": 74e9}, CPU)
     assert bare.sources["bandwidth_by_footprint"] == "nominal"
     assert predict(stats, bare).terms["memory_bandwidth"] == pytest.approx(moved / 74e9)
+
+
+def test_a_cpu_core_hides_latency_however_few_items_it_runs():
+    # two work items a compute unit, one float load each: a GPU's resident items cannot keep
+    # the bytes in flight that the bandwidth needs (Little's law), a CPU core's loop can
+    a = Access("a", "global", "load", 4, 1, 1 << 22, 1)
+    stats = _stats(accesses=(a,), items=4, group=1, footprint={"a": 16 << 20})
+    stats = dataclasses.replace(stats, work_items=4, groups=4)
+    gpu, cpu = params_from({}, {**GPU, "compute_units": 2}), params_from({}, CPU)
+    assert gpu.little_over_items and not cpu.little_over_items
+    assert predict(stats, gpu).terms["memory_latency"] > 0.0
+    assert predict(stats, cpu).terms["memory_latency"] == 0.0

@@ -131,3 +131,17 @@ def test_asynchronous_copies_join_the_bytes_in_flight_of_the_latency_term():
     copies = predict(stats, p, steps=k, flops_per_update=FLOPS,
                      traffic={**traffic, "copy_bytes_in_flight_per_item": 12.0})
     assert plain.terms["memory_latency"] == pytest.approx(4 * copies.terms["memory_latency"])
+
+
+def test_a_scheme_whose_updates_are_a_vectorized_loop_computes_at_the_vector_rate():
+    # the strip scheme: one item runs the sweeps as loops along the contiguous axis, which the
+    # compiler vectorizes: the vector chains' rate, not the scalar chains'
+    p = params_from({**PROFILE, "sp_madd_scalar_peak_flops": 1.0e13}, GPU)
+    assert (p.sp_flops, p.sp_vector_flops) == (1.0e13, 6.0e13)
+    k, tile, n = 4, 64, 1024
+    traffic, stats = tile_traffic_2d(tile, k, n), _stats(tile, n)
+    scalar = predict(stats, p, steps=k, traffic=traffic, flops_per_update=FLOPS)
+    looped = predict(stats, p, steps=k, traffic={**traffic, "vectorized_updates": 1.0},
+                     flops_per_update=FLOPS)
+    assert scalar.terms["compute"] == pytest.approx(traffic["point_updates"] * FLOPS / 1.0e13)
+    assert looped.terms["compute"] == pytest.approx(traffic["point_updates"] * FLOPS / 6.0e13)

@@ -122,7 +122,8 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
     accesses), ``barriers_per_group``, ``groups``, ``local_bytes`` (per group) and
     ``compulsory_bytes`` (the input and the read-only arrays read once, the output written once
     per launch) and, with asynchronous copies, ``copy_bytes_in_flight_per_item``
-    (``copy_bytes_in_flight``).
+    (``copy_bytes_in_flight``); ``vectorized_updates`` (1) where the updates are a loop along the
+    contiguous axis that the compiler vectorizes (strip).
     """
     import pymbolic
 
@@ -192,6 +193,9 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
             "local_read_bytes": size * (own_reads * updates + fetched),
             "local_write_bytes": size * (2 * fetched + updates),
             "barriers_per_group": 0,
+            # one item runs each sweep as nested loops, the contiguous axis innermost with
+            # its bounds computed once per row: the loop the compiler vectorizes
+            "vectorized_updates": 1,
         }
     else:
         c, lo0, hi0, delay = geo.points[0], geo.lo[0], geo.hi[0], geo.delay
