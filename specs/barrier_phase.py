@@ -17,8 +17,9 @@ round r has read the tile), 4 per group. Against ``tiles`` = 1 at the same work-
 same total it says whether the cost follows load phases (ratio 1) or barriers (ratio 2).
 
 The total is fixed, 2^26 work items on a GPU (256 MiB per buffer, past the L2; Jacobi's 8192²),
-2^20 on a CPU (quick too), 2^16 on a GPU in quick mode; the analysis ``barrier_phase`` turns the time difference into a cost
-per group-barrier on one compute unit and fits it against the work-group size.
+2^20 on a CPU (quick too), 2^16 on a GPU in quick mode; the analysis ``barrier_phase`` turns the
+time difference into a cost per group-barrier on one compute unit and fits it against the
+work-group size.
 """
 
 import loopy as lp

@@ -191,9 +191,10 @@ def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float, floa
 
 
 def dram_bandwidth(stats: KernelStats, p: ModelParams) -> float:
-    """Bandwidth of the launch's traffic: the measured footprint staircase (``footprint_bandwidths``)
-    at the bytes of all its global arrays, interpolated linearly in log footprint and log
-    bandwidth, flat beyond the measured ends; the copy bandwidth where none was measured."""
+    """Bandwidth of the launch's traffic: the measured footprint staircase
+    (``footprint_bandwidths``) at the bytes of all its global arrays, interpolated linearly in
+    log footprint and log bandwidth, flat beyond the measured ends; the copy bandwidth where
+    none was measured."""
     steps = p.footprint_bandwidths
     footprint = sum(stats.footprint.values())
     if not steps or footprint <= 0:
