@@ -81,6 +81,10 @@ class ModelParams:
     # a GPU); False: a CPU core keeps a work-item loop's loads in flight with its out-of-order
     # window and prefetchers, however few items it runs
     little_over_items: bool = True
+    # a CPU runtime vectorizes its loop over a work-group's items (subgroup_size lanes) except
+    # across work-group barriers, where it keeps each item's state in memory and runs the items
+    # one at a time (PoCL: barrier_phase's tile costs 4 ns an item more than the plain kernel)
+    barriers_serialize_items: bool = False
     # (footprint bytes, copy bandwidth) of buffers reused launch after launch, smallest first
     # (footprint_bandwidth); (): dram_bw at every footprint
     footprint_bandwidths: tuple[tuple[float, float], ...] = ()
@@ -211,6 +215,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         overlap_vector_exponent=get("overlap_vector_exponent", math.inf),
         dispatch_overlap_exponent=get("dispatch_overlap_exponent", math.inf),
         little_over_items=is_gpu,
+        barriers_serialize_items=not is_gpu,
         footprint_bandwidths=tuple(steps),
         sources=sources,
     )

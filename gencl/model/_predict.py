@@ -112,6 +112,13 @@ class Prediction:
         return {**asdict(self), "time_per_sweep_s": self.time_per_sweep_s}
 
 
+def serial_lanes(barriers: float, p: ModelParams) -> float:
+    """How many times slower than the chains' rate a kernel with *barriers* (per item or per
+    group) computes: a CPU runtime that runs a barrier-separated kernel's items one at a time
+    fills one of the subgroup_size lanes the chains (vectorized across items) fill; 1 elsewhere."""
+    return float(max(1, p.subgroup_size)) if barriers and p.barriers_serialize_items else 1.0
+
+
 def compute_time(stats: KernelStats, p: ModelParams) -> float:
     vector = vectorized(stats)  # vector-typed code: the vector chains' rate (_vector_rate)
     by_dtype: dict[str, dict[str, float]] = {}
@@ -125,7 +132,7 @@ def compute_time(stats: KernelStats, p: ModelParams) -> float:
         total += fused / op_rate(f"{dtype}:add", p, vector)
         total += sum(n / op_rate(f"{dtype}:{op}", p, vector) for op, n in ops.items()
                      if op not in ("add", "mul"))
-    return total
+    return total * serial_lanes(stats.barriers_per_item, p)
 
 
 def access_efficiency(a: Access, p: ModelParams) -> float:
@@ -271,7 +278,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         # by the compiler: the vector chains' rate
         loop = bool(traffic.get("vectorized_updates"))
         t_compute = traffic["point_updates"] * flops_per_update / flop_rate(stats, p, loop) \
-            * below_ridge
+            * serial_lanes(traffic.get("barriers_per_group", 0.0), p) * below_ridge
     else:
         t_compute = t_ops * below_ridge
     dram, useful, held = memory_bytes(stats, p)

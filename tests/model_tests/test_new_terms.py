@@ -593,3 +593,25 @@ def test_a_cpu_core_hides_latency_however_few_items_it_runs():
     assert gpu.little_over_items and not cpu.little_over_items
     assert predict(stats, gpu).terms["memory_latency"] > 0.0
     assert predict(stats, cpu).terms["memory_latency"] == 0.0
+
+
+def test_a_cpu_runs_a_barrier_kernels_items_one_lane_at_a_time():
+    # the same arithmetic with and without a work-group barrier: on a CPU the barrier kernel's
+    # items run one at a time, so its compute term is subgroup_size (SIMD lanes) times longer;
+    # a GPU's warps run in lockstep either way
+    ops = {"float32:add": 1e9, "float32:mul": 1e9}
+    plain = _stats(ops=ops)
+    tiled = dataclasses.replace(plain, barriers_per_item=1.0)
+    cpu, gpu = params_from({}, CPU), params_from({}, GPU)
+    assert cpu.barriers_serialize_items and not gpu.barriers_serialize_items
+    assert cpu.subgroup_size > 1
+    assert compute_time(tiled, cpu) == pytest.approx(cpu.subgroup_size * compute_time(plain, cpu))
+    assert compute_time(tiled, gpu) == pytest.approx(compute_time(plain, gpu))
+    # a temporal launch's barriers per group count too, a strip (no barrier) does not
+    traffic = {"global_read_bytes": 0.0, "global_write_bytes": 0.0, "point_updates": 1e8,
+               "local_read_bytes": 0.0, "local_write_bytes": 0.0}
+    looped = predict(plain, cpu, steps=2, traffic={**traffic, "barriers_per_group": 0.0},
+                     flops_per_update=9)
+    synced = predict(plain, cpu, steps=2, traffic={**traffic, "barriers_per_group": 3.0},
+                     flops_per_update=9)
+    assert synced.terms["compute"] == pytest.approx(cpu.subgroup_size * looped.terms["compute"])
