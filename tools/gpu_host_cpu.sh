@@ -15,6 +15,8 @@
 #   cp bench_results/pocl-local-cpu/jacobi/space.json .cpu-run/jacobi/ &&
 #   cp -r bench_results/pocl-local-cpu/{profile.json,summary.json,raw} .cpu-run/profile/
 #   then PROFILE_ARGS="--quick --only NAME" (the space step resumes and finds nothing left to measure).
+#   SAMPLE=K (and SAMPLE_S, its deadline) also measures K random points of the whole Jacobi space
+#   (every block_x, block_y) into .cpu-run/jacobi-sample, resumable the same way.
 set -u
 case "${1:-}" in
 wheel)
@@ -51,6 +53,10 @@ run)
   cat "$W/devices.txt"; tail -qn 2 "$W"/repeat*.txt
   timeout "$(left "${SPACE_S:-300}")" python3 -m gencl space jacobi --device pocl --size n=1024 \
     --knob dtype=float32 --knob block_x=1 --knob block_y=1 --out "$W/jacobi" 2>&1 | tail -5
+  if [ -n "${SAMPLE:-}" ]; then  # SAMPLE=K: K random points of the whole space (blocked rows too)
+    timeout "$(left "${SAMPLE_S:-400}")" python3 -m gencl space jacobi --device pocl --size n=1024 \
+      --knob dtype=float32 --sample "$SAMPLE" --peers no --out "$W/jacobi-sample" 2>&1 | tail -3
+  fi
   timeout "$(left "${TOTAL_S:-560}")" python3 -m gencl profile --device pocl --no-clpeak \
     ${PROFILE_ARGS:-} --out "$W/profile" 2>&1 | tail -20
   tar czf "$OUT/cpu-run.tgz" "$W" ;;
