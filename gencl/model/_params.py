@@ -83,7 +83,9 @@ class ModelParams:
     little_over_items: bool = True
     # a CPU runtime vectorizes its loop over a work-group's items (subgroup_size lanes) except
     # across work-group barriers, where it keeps each item's state in memory and runs the items
-    # one at a time (PoCL: barrier_phase's tile costs 4 ns an item more than the plain kernel)
+    # one at a time (PoCL: barrier_phase's tile costs 4 ns an item more than the plain kernel);
+    # True where the scalar chains ran faster than a core issues scalar multiply-adds, i.e. the
+    # runtime did vectorize them across items
     barriers_serialize_items: bool = False
     # (footprint bytes, copy bandwidth) of buffers reused launch after launch, smallest first
     # (footprint_bandwidth); (): dram_bw at every footprint
@@ -93,6 +95,12 @@ class ModelParams:
     def to_json(self) -> dict[str, Any]:
         from dataclasses import asdict
         return asdict(self)
+
+
+#: FLOP a CPU core issues per cycle in scalar code: two fused multiply-adds (x86 since Haswell).
+#: Scalar chains measured faster than this were vectorized across work items by the runtime
+#: (pocl-local-cpu: 11 a cycle; pocl-cpu: 2.2, not vectorized)
+SCALAR_FLOPS_PER_CYCLE = 4.0
 
 
 def _num(summary: Mapping[str, Any], key: str) -> float | None:
@@ -215,7 +223,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         overlap_vector_exponent=get("overlap_vector_exponent", math.inf),
         dispatch_overlap_exponent=get("dispatch_overlap_exponent", math.inf),
         little_over_items=is_gpu,
-        barriers_serialize_items=not is_gpu,
+        barriers_serialize_items=not is_gpu and sp / (clock * max(cus, 1))
+        > SCALAR_FLOPS_PER_CYCLE,
         footprint_bandwidths=tuple(steps),
         sources=sources,
     )

@@ -277,9 +277,11 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         # a scheme whose updates run as a loop along the contiguous axis (strip) is vectorized
         # by the compiler: the vector chains' rate
         loop = bool(traffic.get("vectorized_updates"))
+        serial = serial_lanes(traffic.get("barriers_per_group", 0.0), p)
         t_compute = traffic["point_updates"] * flops_per_update / flop_rate(stats, p, loop) \
-            * serial_lanes(traffic.get("barriers_per_group", 0.0), p) * below_ridge
+            * serial * below_ridge
     else:
+        serial = serial_lanes(stats.barriers_per_item, p)
         t_compute = t_ops * below_ridge
     dram, useful, held = memory_bytes(stats, p)
     if traffic:
@@ -343,6 +345,9 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     body = combined(t_compute, t_bw, t_req, t_lat, t_local)
     # the same without the misses: the first_level_reuse criterion's speedup
     hit_all = combined(t_compute, t_bw, t_req - t_miss, t_lat, t_local) if t_miss else body
+    # the items run in lockstep again (no barrier serializing them): item_serialization
+    lockstep = combined(t_compute / serial, t_bw, t_req, t_lat, t_local) if serial > 1.0 \
+        else body
     # DRAM bytes were every re-read a cache hit: the dram_reuse criterion
     reuse = min(1.0, held / dram) if dram else 1.0
     all_held = combined(t_compute, t_bw * reuse, t_req, max(t_little * reuse, t_rounds),
@@ -358,7 +363,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
                 else min(useful, sum(stats.footprint.values())) / bandwidth)
     criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful, local_eff,
                          (hits, body / max(hit_all, 1e-30), gap_misses > lane_misses),
-                         (reuse, body / max(all_held, 1e-30)))
+                         (reuse, body / max(all_held, 1e-30)),
+                         (1.0 / serial, body / max(lockstep, 1e-30)))
     return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30),
                       steps=steps)
 
@@ -388,7 +394,8 @@ def _bank_efficiency(stats: KernelStats, p: ModelParams) -> float:
 def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body: float,
               divergence: float, balance: float, conc: float, useful: float,
               local_eff: float, first_level: tuple[float, float, bool],
-              dram_reuse: tuple[float, float]) -> tuple[Criterion, ...]:
+              dram_reuse: tuple[float, float],
+              serialization: tuple[float, float]) -> tuple[Criterion, ...]:
     total = max(body, 1e-30)
     mem_share = max(terms["memory_bandwidth"], terms["memory_latency"],
                     terms["cache_requests"]) / total
@@ -429,6 +436,13 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
                   "data is read again after the cache let it go (a blocked row streamed "
                   "through all its planes before the next row): stream the block's rows "
                   "together, or shorten the stream"),
+        # not one of seed 001's: the share of the SIMD lanes a barrier kernel's items fill on a
+        # CPU runtime that runs them one at a time across barriers (serial_lanes); the speedup
+        # is the model's time with its arithmetic vectorized again
+        Criterion("item_serialization", serialization[0], serialization[1],
+                  "work-group barriers make this CPU runtime run the items one at a time: drop "
+                  "the local tile or the barrier-synchronized temporal scheme (the strip scheme "
+                  "needs none)"),
         Criterion("throughput_occupancy", occupancy, sp(occupancy, compute_share + mem_share),
                   "too few work items per compute unit to pass the ridge point: more or "
                   "larger work-groups, less work per item"),

@@ -605,6 +605,11 @@ def test_a_cpu_runs_a_barrier_kernels_items_one_lane_at_a_time():
     cpu, gpu = params_from({}, CPU), params_from({}, GPU)
     assert cpu.barriers_serialize_items and not gpu.barriers_serialize_items
     assert cpu.subgroup_size > 1
+    # a runtime whose scalar chains ran at a core's scalar issue (2 FLOP a cycle here: 2 cores at
+    # 2 GHz) did not vectorize them either: its scalar rate is already one lane's
+    unvectorized = params_from({"sp_madd_scalar_peak_flops": 8e9}, CPU)
+    assert not unvectorized.barriers_serialize_items
+    assert compute_time(tiled, unvectorized) == pytest.approx(compute_time(plain, unvectorized))
     assert compute_time(tiled, cpu) == pytest.approx(cpu.subgroup_size * compute_time(plain, cpu))
     assert compute_time(tiled, gpu) == pytest.approx(compute_time(plain, gpu))
     # a temporal launch's barriers per group count too, a strip (no barrier) does not
@@ -615,3 +620,14 @@ def test_a_cpu_runs_a_barrier_kernels_items_one_lane_at_a_time():
     synced = predict(plain, cpu, steps=2, traffic={**traffic, "barriers_per_group": 3.0},
                      flops_per_update=9)
     assert synced.terms["compute"] == pytest.approx(cpu.subgroup_size * looped.terms["compute"])
+    # explain names it: the items fill 1 of subgroup_size lanes, and the speedup is the time
+    # with the arithmetic vectorized again; a GPU and a barrier-free kernel have nothing to gain
+    criterion = {c.name: c for c in predict(tiled, cpu).criteria}["item_serialization"]
+    assert criterion.value == pytest.approx(1.0 / cpu.subgroup_size)
+    slow = predict(tiled, cpu)  # the barriers' own stall stays: only the arithmetic speeds up
+    assert criterion.speedup == pytest.approx(
+        slow.time_s / (predict(plain, cpu).time_s + slow.terms["barriers"]))
+    assert criterion.speedup > 1.0 and "strip" in criterion.hint
+    for stats, p in ((tiled, gpu), (plain, cpu)):
+        quiet = {c.name: c for c in predict(stats, p).criteria}["item_serialization"]
+        assert (quiet.value, quiet.speedup) == (1.0, 1.0)
