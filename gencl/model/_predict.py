@@ -132,7 +132,7 @@ def compute_time(stats: KernelStats, p: ModelParams) -> float:
         total += fused / op_rate(f"{dtype}:add", p, vector)
         total += sum(n / op_rate(f"{dtype}:{op}", p, vector) for op, n in ops.items()
                      if op not in ("add", "mul"))
-    return total * serial_lanes(stats.barriers_per_item, p)
+    return total
 
 
 def access_efficiency(a: Access, p: ModelParams) -> float:
@@ -273,16 +273,17 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     t_ops = compute_time(stats, p)  # loopy's op counts; the roof below uses them too
     conc = _concurrency(stats, p)
     below_ridge = max(1.0, p.ridge_items_per_cu / conc)
+    # a CPU runtime runs a barrier kernel's items one at a time (serial_lanes)
+    serial = serial_lanes(traffic["barriers_per_group"] if traffic else stats.barriers_per_item,
+                          p)
     if traffic and flops_per_update:
         # a scheme whose updates run as a loop along the contiguous axis (strip) is vectorized
         # by the compiler: the vector chains' rate
         loop = bool(traffic.get("vectorized_updates"))
-        serial = serial_lanes(traffic.get("barriers_per_group", 0.0), p)
         t_compute = traffic["point_updates"] * flops_per_update / flop_rate(stats, p, loop) \
             * serial * below_ridge
     else:
-        serial = serial_lanes(stats.barriers_per_item, p)
-        t_compute = t_ops * below_ridge
+        t_compute = t_ops * serial * below_ridge
     dram, useful, held = memory_bytes(stats, p)
     if traffic:
         dram = useful = held = traffic["global_read_bytes"] + traffic["global_write_bytes"]

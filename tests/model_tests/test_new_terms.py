@@ -603,15 +603,18 @@ def test_a_cpu_runs_a_barrier_kernels_items_one_lane_at_a_time():
     plain = _stats(ops=ops)
     tiled = dataclasses.replace(plain, barriers_per_item=1.0)
     cpu, gpu = params_from({}, CPU), params_from({}, GPU)
+
+    def compute(stats, p):
+        return predict(stats, p).terms["compute"]
     assert cpu.barriers_serialize_items and not gpu.barriers_serialize_items
     assert cpu.subgroup_size > 1
     # a runtime whose scalar chains ran at a core's scalar issue (2 FLOP a cycle here: 2 cores at
     # 2 GHz) did not vectorize them either: its scalar rate is already one lane's
     unvectorized = params_from({"sp_madd_scalar_peak_flops": 8e9}, CPU)
     assert not unvectorized.barriers_serialize_items
-    assert compute_time(tiled, unvectorized) == pytest.approx(compute_time(plain, unvectorized))
-    assert compute_time(tiled, cpu) == pytest.approx(cpu.subgroup_size * compute_time(plain, cpu))
-    assert compute_time(tiled, gpu) == pytest.approx(compute_time(plain, gpu))
+    assert compute(tiled, unvectorized) == pytest.approx(compute(plain, unvectorized))
+    assert compute(tiled, cpu) == pytest.approx(cpu.subgroup_size * compute(plain, cpu))
+    assert compute(tiled, gpu) == pytest.approx(compute(plain, gpu))
     # a temporal launch's barriers per group count too, a strip (no barrier) does not
     traffic = {"global_read_bytes": 0.0, "global_write_bytes": 0.0, "point_updates": 1e8,
                "local_read_bytes": 0.0, "local_write_bytes": 0.0}
