@@ -180,8 +180,7 @@ def analyze_reads(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any
 
 def footprint_of(record: Mapping[str, Any]) -> int:
     """Bytes of both buffers of one footprint_bandwidth launch (what it moves per launch)."""
-    return int(record["work"]["bytes"]) if record.get("work", {}).get("bytes") \
-        else int(record["point"]["footprint_kib"]) << 10
+    return int(record["work"]["bytes"])
 
 
 @analysis("footprint_bandwidth")

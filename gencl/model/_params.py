@@ -119,21 +119,11 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
     # the same sub-group width the cache_requests analysis counted with (CPU: SIMD lanes)
     sg = int(warp_width(device)[0] or (32 if is_gpu else 8))
 
-    def get(key: str, nominal: float) -> float:
-        value = _num(summary, key)
-        sources[key] = "measured" if value is not None else "nominal"
-        return value if value is not None else nominal
-
-    def signed(key: str, nominal: float) -> float:
+    def get(key: str, nominal: float, accept: Any = lambda v: v > 0) -> float:
+        # a measured number the profile has and *accept* takes (positive by default; a fit's
+        # intercept may be negative, a flat dispatch curve's cost 0), else the nominal one
         value = summary.get(key)
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        sources[key] = "measured" if ok else "nominal"
-        return float(value) if ok else nominal  # type: ignore[arg-type]
-
-    def nonnegative(key: str, nominal: float) -> float:
-        # 0 is a measurement too (workgroup_dispatch: a flat curve, no cost per group seen)
-        value = summary.get(key)
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and accept(value)
         sources[key] = "measured" if ok else "nominal"
         return float(value) if ok else nominal  # type: ignore[arg-type]
 
@@ -199,15 +189,16 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         # nominal: a GPU compute unit starts a work-group every ~150 cycles and serves one
         # 128-byte line request per cycle; a CPU core pays ~1 µs per work-group call and one
         # line per cycle
-        group_dispatch_s=nonnegative("group_dispatch_s",
-                                     (150.0 / clock if is_gpu else 1e-6) / max(cus, 1)),
+        group_dispatch_s=get("group_dispatch_s",
+                             (150.0 / clock if is_gpu else 1e-6) / max(cus, 1),
+                             accept=lambda v: v >= 0),
         cache_requests_per_s=get("cache_requests_per_s", clock * cus),
         request_line_bytes=128 if is_gpu else line,
         lane_access_bytes=16 if is_gpu else 64,
         # nominal: 100 cycles a barrier; measured: the barrier_phase benchmark's fit (its
         # intercept may be negative: the cost grows faster than linearly with the group size)
-        barrier_group_s=signed("barrier_phase_s", 100.0 / clock),
-        barrier_item_s=signed("barrier_phase_s_per_item", 0.0),
+        barrier_group_s=get("barrier_phase_s", 100.0 / clock, accept=lambda v: True),
+        barrier_item_s=get("barrier_phase_s_per_item", 0.0, accept=lambda v: True),
         divergence_width=int(_num(summary, "divergence_width_items") or sg),
         sp_vector_flops=vector("sp_madd_peak_flops", sp),
         dp_vector_flops=vector("dp_peak_flops", dp_rate),
