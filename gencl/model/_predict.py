@@ -1,6 +1,6 @@
 """Predicted time of a variant from its statistics and the device's measured characteristics.
 
-time = ‖‖compute, DRAM bandwidth, cache requests, memory latency, local memory‖ₚ,
+time = ‖‖compute, ‖DRAM bandwidth, cache requests, memory latency, local memory‖ₛ‖ₚ,
         work-group dispatch‖_q / load balance + barriers
 
 (the kernel's execution time, START→END as the engine measures it: the launch overhead is a term
@@ -11,7 +11,9 @@ time (a roofline with one roof per unit); barriers stall every unit and add. Uni
 in part, so the terms combine as a p-norm, ‖t‖ₚ = (Σ tᵢᵖ)^(1/p): two equal terms cost 2^(1/p)
 times one. p is the device's measured overlap of memory and arithmetic (the alu_fetch
 benchmark's rounded corner, ``overlap_scalar_exponent`` for scalar code and
-``overlap_vector_exponent`` for vector-typed code); where the profile lacks it, p = ∞, the max.
+``overlap_vector_exponent`` for vector-typed code); the memory units join each other first by
+s, the scalar exponent whatever the code's type (the vector one measures how vector arithmetic
+hides fetches, not how DRAM traffic hides cache requests); where the profile lacks them, the max.
 
 - compute: per instruction type, lane operations over the measured throughput of that type
   (loopy counts mul and add apart; a mul/add pair is one multiply-add), slowed below the ridge
@@ -26,7 +28,9 @@ benchmark's rounded corner, ``overlap_scalar_exponent`` for scalar code and
 - cache requests: a sub-group instruction is served one cache line (128 B on GPUs) per request:
   a coalesced float access needs one request per 32 lanes, a float16 per lane (four 16-byte
   instructions, lanes 64 B apart) sixteen per instruction, a lane-by-lane access of a vector
-  (loopy's fallback) one instruction per lane and component; register spills the build log
+  (loopy's fallback) one instruction per lane and component, less the loads of an address the
+  item already loaded in the same iteration of its kept loops (a register holds it,
+  ``_stats._issued_load_share``); register spills the build log
   states add theirs (``_registers``). The rate is measured (``cache_requests`` benchmark), so
   data served by caches is not free; requests that come back to lines other instructions of the
   item brought in (lane-by-lane ones, and those of a register-blocked row whose lanes lie more
@@ -241,6 +245,9 @@ def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
         instructions = a.count * rmw / (lanes * rows)
     else:
         instructions = a.count / a.vec_width * math.ceil(size / chunk) / (lanes * rows)
+    if a.direction == "load":  # loads of an address the item already holds are not issued
+        shares = (stats.extra.get("item_trace") or {}).get("issued_load_share") or {}
+        instructions *= shares.get(a.array, 1.0)
     line = p.request_line_bytes
     if a.lid0_stride is None:       # not affine: every lane its own line
         per_row = lanes * math.ceil(chunk / line)
@@ -338,10 +345,11 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     t_compute /= divergence
     exponent = p.overlap_vector_exponent if vectorized(stats) else p.overlap_scalar_exponent
 
-    def combined(*units: float) -> float:
-        # the units' p-norm, then the dispatch term by its own exponent; barriers add
-        return overlap((overlap(units, exponent), t_dispatch), p.dispatch_overlap_exponent) \
-            / balance + t_sync
+    def combined(t_ops: float, *memory: float) -> float:
+        # the memory units' p-norm, joined with the arithmetic by the code's exponent, then
+        # the dispatch term by its own; barriers add
+        units = overlap((t_ops, overlap(memory, p.overlap_scalar_exponent)), exponent)
+        return overlap((units, t_dispatch), p.dispatch_overlap_exponent) / balance + t_sync
 
     body = combined(t_compute, t_bw, t_req, t_lat, t_local)
     # the same without the misses: the first_level_reuse criterion's speedup

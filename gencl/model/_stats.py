@@ -25,7 +25,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "19"
+STATS_VERSION = "22"
 
 
 @dataclass(frozen=True)
@@ -457,12 +457,33 @@ def _item_extents(domains: list[tuple[Any, list[str]]], hw: Mapping[str, tuple[b
     return [e or g * n for e, g, n in zip(extents, groups_per_axis, local_size)]
 
 
-def _load_rounds(trace: list[tuple[tuple, str, int, bool, tuple]]) -> int:
+def _load_rounds(trace: list[tuple[tuple, str, int, bool, tuple, tuple]]) -> int:
     """Load rounds of a trace in program order: a new one wherever the next load is in another
     iteration of the kept loops than the last (the code's straight-line stretches between
     them are one round each)."""
     loads = [row[4] for row in trace if row[3]]
     return int(bool(loads)) + sum(a != b for a, b in zip(loads, loads[1:]))
+
+
+def _issued_load_share(trace: list[tuple[tuple, str, int, bool, tuple, tuple]]) -> dict[str, float]:
+    """Per array, the share of an item's loads the compiler issues: a load of an address
+    another instruction loaded in the same iteration of every loop around them, under the same
+    conditions, is a register's value again (a ``__restrict__`` array the kernel does not store
+    to: the vector stencils load a neighbour column once for each use). Loads under other
+    conditions stay (the branch form's, each under its own element's interior test: a compiler
+    does not move a load out of its condition), and so do the re-reads of another iteration of
+    an unrolled loop (a blocked row's neighbour, the next row's own: the H200 measures the
+    unstreamed blocked laplace3d and vardiff3d rows as if each were loaded). loopy counts
+    every one."""
+    stored = {row[1] for row in trace if not row[3]}
+    seen: dict[str, set[tuple[tuple, tuple, int]]] = {}
+    total: dict[str, int] = {}
+    for key, arr, offset, load, _, guard in trace:
+        if load and arr not in stored:
+            # key[:-2]: the iteration of every loop around the load, kept or unrolled
+            seen.setdefault(arr, set()).add((key[:-2], guard, offset))
+            total[arr] = total.get(arr, 0) + 1
+    return {arr: len(seen[arr]) / total[arr] for arr in total}
 
 
 #: longest work-item trace kept (accesses): beyond it the reuse falls back to the live-set rule
@@ -517,7 +538,7 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     index is not affine or the trace is longer than ``MAX_TRACE_ACCESSES``."""
     import islpy as isl
     import loopy as lp
-    from loopy.symbolic import get_access_map
+    from loopy.symbolic import get_access_map, get_dependencies
 
     arrays = {a.name: a for a in lin.args
               if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
@@ -569,13 +590,19 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
                   if n in names] if kept else []
         inner = [names.index(n) for n in sorted(insn.within_inames)  # ilp: innermost
                  if n in names and n not in hw and n not in vector and n not in looped]
-        prepared.append((k, subs, domain, names, order, rolled, inner))
+        # the instruction's conditions, told apart by the values of the inames they name
+        conditions = frozenset(str(c) for c in insn.predicates)
+        named = set().union(*(get_dependencies(c) for c in insn.predicates)) \
+            if insn.predicates else set()
+        tested = [names.index(n) for n in sorted(named) if n in names]
+        prepared.append((k, subs, domain, names, order, rolled, inner, conditions, tested))
 
-    def accesses(ids: Mapping[int, tuple[int, int]]) -> list[tuple[tuple, str, int, bool, tuple]]:
-        """(order key, array, byte offset, is a load, iteration of the loops that stay loops)
-        of the item with (group, local) ids."""
-        found: list[tuple[tuple, str, int, bool, tuple]] = []
-        for k, subs, domain, names, order, rolled, inner in prepared:
+    def accesses(ids: Mapping[int, tuple[int, int]]
+                 ) -> list[tuple[tuple, str, int, bool, tuple, tuple]]:
+        """(order key, array, byte offset, is a load, iteration of the loops that stay loops,
+        the instruction's conditions at that point) of the item with (group, local) ids."""
+        found: list[tuple[tuple, str, int, bool, tuple, tuple]] = []
+        for k, subs, domain, names, order, rolled, inner, conditions, tested in prepared:
             for i, name in enumerate(names):
                 if name in hw:
                     group, axis = hw[name]
@@ -588,7 +615,8 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
                         tuple(c[j] for j in inner) + (k, site)
                     offset = size * sum(a * s for a, s in zip(c[len(names):], strides))
                     found.append((key, arr, offset, load,
-                                  tuple(x for k_enter, j in rolled for x in (k_enter, c[j]))))
+                                  tuple(x for k_enter, j in rolled for x in (k_enter, c[j])),
+                                  (conditions, tuple(c[j] for j in tested))))
                 if len(found) > MAX_TRACE_ACCESSES:
                     raise ValueError("trace too long")
         found.sort(key=lambda row: row[0])
@@ -607,7 +635,8 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     extent = _item_extents([(row[2], row[3]) for row in prepared], hw, groups_per_axis,
                            local_size)
     found = {"length": 0, "arrays": {}, "groups": list(groups_per_axis),
-             "local": list(local_size), "load_rounds": rounds, "extent": extent}
+             "local": list(local_size), "load_rounds": rounds, "extent": extent,
+             "issued_load_share": _issued_load_share(base)}
     if len(first) != len(base):
         return found  # items do unequal shares (a tile's fetch loop): no one item stands for all
     steps: dict[str, list[int | None]] = {name: [] for name in arrays}
@@ -640,7 +669,7 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     position: int = -1
     last: tuple | None = None
     out: dict[str, dict[str, Any]] = {}
-    for key, arr, offset, load, _ in base:  # a vector's lanes share their access's position
+    for key, arr, offset, load, *_ in base:  # a vector's lanes share their access's position
         if key != last:
             position, last = position + 1, key
         entry = out.setdefault(arr, {"pos": [], "addr": [], "load": [],

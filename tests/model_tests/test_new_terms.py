@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from gencl.model import Access, KernelStats, compute_stats, nominal_inputs, params_from, predict
 from gencl.model._cache_reuse import dram_bytes, live_bytes
-from gencl.model._predict import compute_time, memory_bytes
+from gencl.model._predict import cache_requests, compute_time, memory_bytes
 from gencl.model._registers import (
     ADDRESS_WORDS, registers_from_build_log, registers_per_item, resident_items_per_cu,
     with_build_log)
@@ -634,3 +635,81 @@ def test_a_cpu_runs_a_barrier_kernels_items_one_lane_at_a_time():
     for stats, p in ((tiled, gpu), (plain, cpu)):
         quiet = {c.name: c for c in predict(stats, p).criteria}["item_serialization"]
         assert (quiet.value, quiet.speedup) == (1.0, 1.0)
+
+
+def _two_uses(form: str):
+    """out[i] = u[i] + 2 u[i], u[i] read by two instructions: in straight-line code
+    ("straight"), once per iteration of a k loop the code keeps as an accumulation ("loop"),
+    or with the second read under a condition of its own ("conditioned")."""
+    import loopy as lp
+
+    domain, extra = "{[i]: 0 <= i < n}", []
+    if form == "loop":
+        domain, extra = "{[i, k]: 0 <= i < n and 0 <= k < nk}", [lp.ValueArg("nk", np.int32)]
+        body = """
+            <> acc = 0 {id=init}
+            for k
+                <> a = u[i] {id=a, dep=init}
+                acc = acc + a + 2 * u[i] {id=acc, dep=a}
+            end
+            out[i] = acc {dep=acc}
+            """
+    elif form == "conditioned":
+        body = """
+            <> a = u[i] {id=a}
+            <> b = 0 {id=b0}
+            if i > 0
+                b = 2 * u[i] {id=b, dep=b0}
+            end
+            out[i] = a + b {dep=a:b}
+            """
+    else:
+        body = """
+            <> a = u[i] {id=a}
+            out[i] = a + 2 * u[i] {dep=a}
+            """
+    knl = lp.make_kernel(
+        domain, body,
+        [lp.GlobalArg("u", np.float32, shape=("n",)),
+         lp.GlobalArg("out", np.float32, shape=("n",), is_output=True),
+         lp.ValueArg("n", np.int32)] + extra,
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    return lp.split_iname(knl, "i", 64, inner_tag="l.0", outer_tag="g.0")
+
+
+@pytest.mark.parametrize("form, share", [("straight", 0.5), ("loop", 0.5), ("conditioned", 1.0)])
+def test_a_second_load_of_an_address_the_item_holds_is_not_issued(form, share):
+    """loopy counts both reads of u[i]; the compiler keeps the first in a register, within one
+    iteration of a kept loop (the next iteration's reads are new loads: a loop is not unrolled
+    code: 8 of 16 loads issued, not 1), and not into a read under a condition of its own. The
+    load site's cache requests are those of the loads issued."""
+    sizes = {"n": 1 << 14, "nk": 8} if form == "loop" else {"n": 1 << 14}
+    stats = compute_stats(_two_uses(form), sizes, subgroup_size=32)
+    assert stats.extra["item_trace"]["issued_load_share"] == {"u": pytest.approx(share)}
+    p = params_from({}, GPU)
+    loads = [a for a in stats.accesses if a.array == "u"]
+    counted = sum(a.count for a in loads) / 32  # a line per sub-group instruction of floats
+    assert sum(cache_requests(a, stats, p) for a in loads) == pytest.approx(counted * share)
+    without = dataclasses.replace(stats, extra={**stats.extra, "item_trace": {
+        **stats.extra["item_trace"], "issued_load_share": {}}})
+    assert sum(cache_requests(a, without, p) for a in loads) == pytest.approx(counted)
+
+
+def test_memory_units_join_each_other_by_the_scalar_exponent_whatever_the_code_type():
+    """float4 code whose cache requests take as long as its DRAM traffic: the two memory
+    units combine by the scalar exponent (2 here), not the vector one (8), which alu_fetch
+    measured between vector arithmetic and fetches; the arithmetic joins them by 8."""
+    from gencl.model._predict import overlap
+
+    a = Access("a", "global", "load", 4, 4, 2**22, 4)
+    stats = KernelStats(2**20, 256, 2**12, {}, (a,), {"a": 4 * 2**22}, 0.0, 0.0,
+                        local_size=(256,))
+    t_bw = 4 * 2**22 / 1e12
+    base = {"copy_bw_Bps": 1e12, "group_dispatch_s": 1e-15, "global_latency_cycles": 1.0,
+            "overlap_scalar_exponent": 2.0, "overlap_vector_exponent": 8.0}
+    rate = cache_requests(a, stats, params_from(base, GPU)) / t_bw
+    pred = predict(stats, params_from({**base, "cache_requests_per_s": rate}, GPU))
+    memory = overlap(tuple(pred.terms[k] for k in ("memory_bandwidth", "cache_requests",
+                                                   "memory_latency", "local_memory")), 2.0)
+    assert memory == pytest.approx(2 ** 0.5 * t_bw, rel=1e-3)
+    assert pred.time_s == pytest.approx(overlap((pred.terms["compute"], memory), 8.0))
