@@ -28,15 +28,15 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
 - cache requests: a sub-group instruction is served one cache line (128 B on GPUs) per request:
   a coalesced float access needs one request per 32 lanes, a float16 per lane (four 16-byte
   instructions, lanes 64 B apart) sixteen per instruction, a lane-by-lane access of a vector
-  (loopy's fallback) one instruction per lane and component, less the loads of an address the
-  item already loaded in the same iteration of its kept loops (a register holds it,
-  ``_stats._issued_load_share``); register spills the build log
-  states add theirs (``_registers``). The rate is measured (``cache_requests`` benchmark), so
-  data served by caches is not free; requests that come back to lines other instructions of the
-  item brought in (lane-by-lane ones, and those of a register-blocked row whose lanes lie more
-  than one vector apart) miss the first level where it cannot hold the lines of all resident
-  sub-groups, and cost one more request each at the next level's measured rate
-  (``_cache_reuse.first_level_hit_share``, ``l2_requests_per_s``);
+  (loopy's fallback) one instruction per lane and component, less the loads of an address
+  another instruction of the item loaded in the same iteration of every loop around them, under
+  the same conditions (a register holds it, ``_stats._issued_load_share``); register spills
+  the build log states add theirs (``_registers``). The rate is measured (``cache_requests``
+  benchmark), so data served by caches is not free; requests that come back to lines other
+  instructions of the item brought in (lane-by-lane ones, and those of a register-blocked row
+  whose lanes lie more than one vector apart) miss the first level where it cannot hold the
+  lines of all resident sub-groups, and cost one more request each at the next level's
+  measured rate (``_cache_reuse.first_level_hit_share``, ``l2_requests_per_s``);
 - work-group dispatch: starting a work-group costs a fixed time (``workgroup_dispatch``
   benchmark); tiny work-groups make a memory-bound kernel dispatch-bound. A group's start
   overlaps the other groups' traffic, not the arithmetic alu_fetch measures, so this term joins

@@ -457,7 +457,13 @@ def _item_extents(domains: list[tuple[Any, list[str]]], hw: Mapping[str, tuple[b
     return [e or g * n for e, g, n in zip(extents, groups_per_axis, local_size)]
 
 
-def _load_rounds(trace: list[tuple[tuple, str, int, bool, tuple, tuple]]) -> int:
+#: one access of a work item's trace: (order key: the iteration of every loop around it, then
+#: the instruction and its access, array, byte offset, is a load, the iteration of the loops the
+#: code keeps, the instruction's conditions with the values of the inames they name)
+TraceRow = tuple[tuple, str, int, bool, tuple, tuple]
+
+
+def _load_rounds(trace: list[TraceRow]) -> int:
     """Load rounds of a trace in program order: a new one wherever the next load is in another
     iteration of the kept loops than the last (the code's straight-line stretches between
     them are one round each)."""
@@ -465,16 +471,15 @@ def _load_rounds(trace: list[tuple[tuple, str, int, bool, tuple, tuple]]) -> int
     return int(bool(loads)) + sum(a != b for a, b in zip(loads, loads[1:]))
 
 
-def _issued_load_share(trace: list[tuple[tuple, str, int, bool, tuple, tuple]]) -> dict[str, float]:
+def _issued_load_share(trace: list[TraceRow]) -> dict[str, float]:
     """Per array, the share of an item's loads the compiler issues: a load of an address
     another instruction loaded in the same iteration of every loop around them, under the same
     conditions, is a register's value again (a ``__restrict__`` array the kernel does not store
     to: the vector stencils load a neighbour column once for each use). Loads under other
     conditions stay (the branch form's, each under its own element's interior test: a compiler
     does not move a load out of its condition), and so do the re-reads of another iteration of
-    an unrolled loop (a blocked row's neighbour, the next row's own: the H200 measures the
-    unstreamed blocked laplace3d and vardiff3d rows as if each were loaded). loopy counts
-    every one."""
+    an unrolled loop (a blocked row's neighbour, the next row's own: the H200 times unstreamed
+    blocked 3-D rows as if each were loaded). loopy counts every one."""
     stored = {row[1] for row in trace if not row[3]}
     seen: dict[str, set[tuple[tuple, tuple, int]]] = {}
     total: dict[str, int] = {}
@@ -597,11 +602,10 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
         tested = [names.index(n) for n in sorted(named) if n in names]
         prepared.append((k, subs, domain, names, order, rolled, inner, conditions, tested))
 
-    def accesses(ids: Mapping[int, tuple[int, int]]
-                 ) -> list[tuple[tuple, str, int, bool, tuple, tuple]]:
+    def accesses(ids: Mapping[int, tuple[int, int]]) -> list[TraceRow]:
         """(order key, array, byte offset, is a load, iteration of the loops that stay loops,
         the instruction's conditions at that point) of the item with (group, local) ids."""
-        found: list[tuple[tuple, str, int, bool, tuple, tuple]] = []
+        found: list[TraceRow] = []
         for k, subs, domain, names, order, rolled, inner, conditions, tested in prepared:
             for i, name in enumerate(names):
                 if name in hw:

@@ -1,6 +1,6 @@
 """The stencil suite in tuning/: every knob value of every kernel's space, against numpy on PoCL.
 
-Five kernels declare no knobs (their spaces are derived from the program), box2d9 binds its own.
+Six kernels declare no knobs (their spaces are derived from the program), box2d9 binds its own.
 The spaces are too large to run whole in CI (`gencl verify` does that), so each kernel runs a
 covering sample: a greedy set of valid points in which every value of every axis appears at least
 once and every valid pair of values of the transforms that interact in the emitted code (vector
@@ -22,7 +22,7 @@ from gencl.measure import verify_variant
 from gencl.measure._engine import check_assumptions
 from gencl.spec import load_spec
 
-SUITE = ("laplace3d", "star3d_r4", "box3d27", "box2d9", "vardiff3d", "star2d_r2")
+SUITE = ("laplace3d", "star3d_r4", "box3d27", "box2d9", "vardiff3d", "star2d_r2", "advect3d")
 #: largest tile volume run at whole-tile sizes (keeps the numpy reference cheap)
 MAX_POINTS = 1 << 20
 
