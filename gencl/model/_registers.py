@@ -4,10 +4,11 @@ one holds.
 A GPU compute unit's register file (``registers_per_block``, NVIDIA's device attribute: 65536
 32-bit registers per SM) is shared by its resident work items; an item that holds more registers
 leaves room for fewer, so fewer loads are in flight (Little's law, the memory-latency term) and
-fewer items pass the compute ridge. An item's registers are the program's private temporaries
-(``KernelStats.extra["private_words"]``: register-blocked rows, planes kept along a streamed axis,
-vector temporaries) plus the addresses, indices and loop counters the compiler adds
-(``ADDRESS_WORDS``, nominal). Beyond ``MAX_REGISTERS_PER_ITEM`` the compiler spills.
+fewer items pass the compute ridge. An item's registers are the private values it keeps live at
+once (``KernelStats.extra["live_private_words"]``, ``gencl.model._liveness``: register-blocked
+rows, planes kept along a streamed axis, the lanes of vector gathers it uses) plus the
+addresses, indices and loop counters the compiler adds (``ADDRESS_WORDS``). Beyond
+``MAX_REGISTERS_PER_ITEM`` the compiler spills.
 
 Where the variant was built, the compiler's own count replaces the estimate: NVIDIA's build log
 (``-cl-nv-verbose``, which the engine always asks for there and every Measurement keeps) states
@@ -26,9 +27,10 @@ from dataclasses import dataclass
 from gencl.model._params import ModelParams
 from gencl.model._stats import KernelStats
 
-#: registers an item holds besides its private temporaries (nominal; seen: 14–24 in the PTX of
-#: the H200 stencil variants without private arrays)
-ADDRESS_WORDS = 16
+#: registers an item holds besides its live private values (nominal: 14–24 seen in the PTX of
+#: the H200 stencil variants without private arrays; 20 makes the median ratio of the estimate
+#: to ptxas's count 0.92–1.31 on each suite kernel it was developed on)
+ADDRESS_WORDS = 20
 #: registers one work item may hold before the compiler spills (NVIDIA: 255)
 MAX_REGISTERS_PER_ITEM = 255
 
@@ -37,7 +39,7 @@ def registers_per_item(stats: KernelStats) -> float:
     """The compiler's count where the build log gave one, else the estimate."""
     if "registers" in stats.extra:
         return float(stats.extra["registers"])
-    return float(stats.extra.get("private_words", 0.0)) + ADDRESS_WORDS
+    return float(stats.extra.get("live_private_words", 0.0)) + ADDRESS_WORDS
 
 
 def resident_items_per_cu(stats: KernelStats, p: ModelParams) -> int:

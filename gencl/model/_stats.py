@@ -25,7 +25,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "22"
+STATS_VERSION = "23"
 
 
 @dataclass(frozen=True)
@@ -799,7 +799,7 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
     every = frozenset(i.id for i in knl.instructions)
     return KernelStats(items, group, groups, ops, tuple(accesses), footprint,
                        barriers, _divergent_fraction(knl), int(static_local),
-                       local_size, extra={"private_words": _private_words(knl, env),
+                       local_size, extra={"live_private_words": _live_words(lin, knl, env),
                                           "per_lane_lines": lane_lines,
                                           "subgroup_lines": _subgroup_footprint(
                                               knl, every, env, local_size, groups_per_axis,
@@ -807,10 +807,24 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                                           "item_trace": trace})
 
 
-def _private_words(knl: Any, env: Mapping[str, int]) -> float:
-    """32-bit words of private temporaries one work item holds (arrays whole, scalars one
-    each): the part of its register demand the program states (the compiler adds addresses
-    and indices; gencl.model._registers prices the rest)."""
+def _live_words(lin: Any, knl: Any, env: Mapping[str, int]) -> float:
+    """32-bit words of private values one work item keeps live at once
+    (``gencl.model._liveness``), the part of its register demand the program states (the
+    compiler adds addresses and indices; gencl.model._registers prices the rest). Without a
+    linearized kernel, or where the walk fails: every declared private temporary, whole."""
+    from gencl.model._liveness import live_private_words
+
+    if lin is not None:
+        try:
+            return live_private_words(lin, env)
+        except Exception:  # noqa: BLE001 -- a construct the walk does not read: the declared sum
+            pass
+    return _declared_private_words(knl, env)
+
+
+def _declared_private_words(knl: Any, env: Mapping[str, int]) -> float:
+    """32-bit words of the private temporaries *knl* declares (arrays whole, scalars one
+    each)."""
     import loopy as lp
 
     words = 0.0

@@ -23,31 +23,31 @@ CPU = {"name": "cpu", "device_type": "CPU", "compute_units": 2, "max_clock_hz": 
        "global_cache_bytes": 1 << 20, "global_cacheline_bytes": 64}
 
 
-def _stats(private_words=0.0, group=256, items=1 << 20, accesses=(), ops=None, footprint=None):
+def _stats(live_words=0.0, group=256, items=1 << 20, accesses=(), ops=None, footprint=None):
     return KernelStats(items, group, items // group, dict(ops or {}), tuple(accesses),
                        dict(footprint or {}), 0.0, 0.0, local_size=(group,),
-                       extra={"private_words": private_words})
+                       extra={"live_private_words": live_words})
 
 
-@pytest.mark.parametrize("private, group, expected", [
-    (0, 256, 2048),     # 16 registers: the scheduler's 2048 items, not the register file
-    (16, 256, 2048),    # 32 registers × 2048 = 65536: exactly full
-    (48, 256, 1024),    # 64 registers: 1024 items (4 groups of 256)
-    (48, 384, 768),     # 64 registers, groups of 384: two whole groups
+@pytest.mark.parametrize("registers, group, expected", [
+    (ADDRESS_WORDS, 256, 2048),  # no private values: the scheduler's 2048 items
+    (32, 256, 2048),    # 32 registers × 2048 = 65536: exactly full
+    (64, 256, 1024),    # 64 registers: 1024 items (4 groups of 256)
+    (64, 384, 768),     # 64 registers, groups of 384: two whole groups
     (1000, 256, 256),   # far beyond: one group (spills), never zero
 ])
-def test_register_file_bounds_resident_items(private, group, expected):
+def test_register_file_bounds_resident_items(registers, group, expected):
     p = params_from({}, GPU)
-    stats = _stats(private, group)
-    assert registers_per_item(stats) == private + ADDRESS_WORDS
+    stats = _stats(registers - ADDRESS_WORDS, group)
+    assert registers_per_item(stats) == registers
     assert resident_items_per_cu(stats, p) == expected
 
 
 def test_register_pressure_slows_a_latency_bound_kernel():
     p = params_from({"global_latency_cycles": 1000.0}, {**GPU, "compute_units": 1})
     a = Access("a", "global", "load", 4, 1, 1 << 20, 1)
-    light = predict(_stats(0, accesses=(a,), footprint={"a": 4 << 20}), p)
-    heavy = predict(_stats(112, accesses=(a,), footprint={"a": 4 << 20}), p)  # 128 registers
+    light = predict(_stats(32 - ADDRESS_WORDS, accesses=(a,), footprint={"a": 4 << 20}), p)
+    heavy = predict(_stats(128 - ADDRESS_WORDS, accesses=(a,), footprint={"a": 4 << 20}), p)
     # Little's law: a quarter of the items resident, four times the latency term
     assert heavy.terms["memory_latency"] == pytest.approx(4 * light.terms["memory_latency"])
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -197,8 +198,9 @@ def _vector_gather(knl, insn, iname, width, insn_ids, var_names, fold, loaded):
                 for a, where in lanes]
         scalar = np.dtype(dtype.numpy_dtype)
         ctype = {4: "uint", 8: "ulong"}[scalar.itemsize]
-        code = (f"{lhs.aggregate.name} = shuffle2({first[0]}, {second[0]}, "
-                f"({ctype}{width})({', '.join(map(str, mask))}));")
+        code = SHUFFLE_CODE.format(target=lhs.aggregate.name, first=first[0],
+                                   second=second[0], ctype=ctype, width=width,
+                                   mask=", ".join(map(str, mask)))
         new_id = insn_ids(f"{insn.id}_shuffle")
         new_insns.append(lp.CInstruction(
             (), code, read_variables=frozenset({first[0], second[0]}),
@@ -217,6 +219,24 @@ def _vector_gather(knl, insn, iname, width, insn_ids, var_names, fold, loaded):
             depends_on=insn.depends_on | {load_id}))
         ids.append(new_id)
     return new_insns, temps, ids
+
+
+#: the lane gather ``_vector_gather`` emits: one OpenCL ``shuffle2`` of two aligned vectors
+SHUFFLE_CODE = "{target} = shuffle2({first}, {second}, ({ctype}{width})({mask}));"
+_SHUFFLE = re.compile(r"^(\w+) = shuffle2\((\w+), (\w+), \(\w+?(\d+)\)\(([\d, ]+)\)\);$")
+
+
+def shuffle_lanes(code: str) -> tuple[str, list[tuple[str, int]]] | None:
+    """(target, the (source, lane) each of its lanes takes) of a gather written as
+    ``SHUFFLE_CODE``, None for any other code: a shuffle with a constant mask moves no data on
+    a compiler that scalarizes vectors, so the register estimate reads it as a renaming."""
+    found = _SHUFFLE.match(code.strip())
+    if found is None:
+        return None
+    target, first, second, width = found.group(1), found.group(2), found.group(3), \
+        int(found.group(4))
+    return target, [(first, m) if m < width else (second, m - width)
+                    for m in map(int, found.group(5).split(","))]
 
 
 def _deps(expr: Any) -> set[str]:
