@@ -66,6 +66,11 @@ class ModelParams:
     # the DRAM latency (H200: the 27 MB level at 288 of 691 cycles; its 54.6 MB level answers
     # at 533, lines another L2 partition holds, over the crossbar); 0: cache_bytes
     reuse_cache_bytes: int = 0
+    # latency of the largest measured cache level (H200: the 54.6 MB level, 533 cycles: lines
+    # the other L2 partition holds); a load round whose loads re-read lines other work-groups
+    # brought in waits for the slowest of them there, not in DRAM (memory latency term);
+    # 0: not measured, every round at the DRAM latency
+    reread_latency_s: float = 0.0
     # requests that miss the first-level cache and are served by the next level (cache_requests
     # benchmark, level 2); 0: not priced apart
     l2_requests_per_s: float = 0.0
@@ -149,6 +154,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
     glat = glat_cycles / clock
     near = [int(lv.get("size_bytes") or 0) for lv in levels if isinstance(lv, Mapping)
             and float(lv.get("latency_cycles") or 0.0) <= 0.5 * glat_cycles]
+    timed = [(int(lv.get("size_bytes") or 0), float(lv.get("latency_cycles") or 0.0))
+             for lv in levels if isinstance(lv, Mapping) and _num(lv, "latency_cycles")]
     ridge = get("sp_ridge_work_items", 1024.0 if is_gpu else 16.0)
     def vector(key: str, scalar_rate: float) -> float:
         # the chain benchmark's peak over its vector-typed chains, where the profile also has
@@ -207,6 +214,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         registers_per_cu=registers if is_gpu else 0,
         cache_level_bytes=tuple(sorted(s for s in sizes if s > 0)),
         reuse_cache_bytes=max(near, default=0) or cache,
+        reread_latency_s=max(timed)[1] / clock if timed else 0.0,
         # nominal: a miss costs the next level one more request at the first level's rate
         l2_requests_per_s=get("l2_requests_per_s", get("cache_requests_per_s", clock * cus)),
         # nominal: no overlap measured, the slowest term alone
@@ -228,7 +236,7 @@ TERM_SOURCES: dict[str, tuple[str, ...]] = {
                 "sp_ridge_work_items", "registers_per_block"),
     "memory_bandwidth": ("copy_bw_Bps", "cache_levels"),
     "cache_requests": ("cache_requests_per_s", "l2_requests_per_s"),
-    "memory_latency": ("global_latency_cycles", "registers_per_block"),
+    "memory_latency": ("global_latency_cycles", "registers_per_block", "cache_levels"),
     "local_memory": ("local_bw_Bps",),
     "dispatch": ("group_dispatch_s", "dispatch_overlap_exponent"),
     "barriers": ("barrier_phase_s", "barrier_phase_s_per_item"),

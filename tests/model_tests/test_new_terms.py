@@ -256,6 +256,36 @@ def test_a_loop_of_dependent_loads_waits_one_latency_per_round():
     assert latency == pytest.approx(2 * little, rel=0.05)
 
 
+def test_a_round_that_rereads_its_neighbours_lines_waits_at_the_largest_cache_level():
+    """out[i] = Σₖ (u[k, i] + u[k, i + 1]): each value of u is read twice, by two items, and
+    moved from DRAM once. A round's latency mixes the two: DRAM's for the share of the bytes
+    that come from DRAM, the largest measured cache level's for the re-read rest; with no level
+    measured, DRAM's."""
+    import loopy as lp
+    import numpy as np
+
+    from gencl.model._predict import round_latency
+
+    knl = lp.make_kernel(
+        "{[i, k]: 0 <= i < n and 0 <= k < nk}", "out[i] = sum(k, u[k, i] + u[k, i + 1])",
+        [lp.GlobalArg("u", np.float32, shape=("nk", "n + 1")),
+         lp.GlobalArg("out", np.float32, shape=("n",)), lp.ValueArg("n", np.int32),
+         lp.ValueArg("nk", np.int32)],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "i", 64, inner_tag="l.0", outer_tag="g.0")
+    stats = compute_stats(knl, {"n": 1 << 16, "nk": 64}, subgroup_size=32)
+    levels = [{"size_bytes": 1e5, "latency_cycles": 40.0},
+              {"size_bytes": 4e6, "latency_cycles": 400.0}]
+    p = params_from({"global_latency_cycles": 1000.0, "cache_levels": levels}, GPU)
+    assert p.reread_latency_s == pytest.approx(400e-9)
+    dram = memory_bytes(stats, p)[0]
+    share = dram / sum(a.bytes for a in stats.accesses if a.space == "global")
+    assert share == pytest.approx(0.5, abs=0.02)
+    assert round_latency(stats, p, dram) == pytest.approx(share * 1e-6 + (1 - share) * 400e-9)
+    bare = params_from({"global_latency_cycles": 1000.0}, GPU)
+    assert round_latency(stats, bare, dram) == pytest.approx(1e-6)
+
+
 def test_a_neighbour_past_the_arrays_edge_is_no_neighbour():
     """Four rows per item on a 100 × 100 grid, rows 116 floats apart, work-groups 64 wide: the
     launch rounds up to 128 items a row, so "the item 116 along" would read the next row. It
