@@ -24,8 +24,8 @@ H200 suite:
   copies of an unrolled instruction one after another.
 
 Where an index is not a constant once the unrolled inames are fixed, the access reaches every
-element of the temporary. Against ptxas on the 2,100 built variants of the six suite kernels
-the estimate was developed on, with ``ADDRESS_WORDS`` added, the median ratio is 0.92–1.31 per
+element of the temporary. Against ptxas on the 2,106 built variants of the six suite kernels
+the estimate was developed on, with ``ADDRESS_WORDS`` added, the median ratio is 0.92–1.28 per
 kernel (the declared sum: 0.95–3.42).
 """
 

@@ -29,7 +29,7 @@ from gencl.model._stats import KernelStats
 
 #: registers an item holds besides its live private values (nominal: 14–24 seen in the PTX of
 #: the H200 stencil variants without private arrays; 20 makes the median ratio of the estimate
-#: to ptxas's count 0.92–1.31 on each suite kernel it was developed on)
+#: to ptxas's count 0.92–1.28 on each suite kernel it was developed on)
 ADDRESS_WORDS = 20
 #: registers one work item may hold before the compiler spills (NVIDIA: 255)
 MAX_REGISTERS_PER_ITEM = 255
