@@ -34,7 +34,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -43,6 +43,13 @@ import numpy as np
 DIRECT_LIVE_SHARE = 0.5
 
 Slot = tuple[str, tuple[int, ...], int]  # (temporary, element, lane)
+
+
+class _Temporary(NamedTuple):
+    vector_axis: int | None
+    lanes: int
+    elements: list[int]  # extents of the other axes
+    words_per_slot: float
 
 
 def live_private_words(lin: Any, env: Mapping[str, int]) -> float:
@@ -59,16 +66,16 @@ class _Walk:
         from gencl.model._stats import _value, _vector_inames
 
         self.lin = lin
-        self.temps: dict[str, tuple[int | None, int, list[int], float]] = {}
+        self.temps: dict[str, _Temporary] = {}
         for name, t in lin.temporary_variables.items():
             if t.address_space != lp.AddressSpace.PRIVATE:
                 continue
             shape = [int(_value(s, env)) for s in (t.shape or ())]
             axis = next((i for i, tag in enumerate(t.dim_tags or ())
                          if isinstance(tag, VectorArrayDimTag)), None)
-            self.temps[name] = (axis, shape[axis] if axis is not None else 1,
-                                [s for i, s in enumerate(shape) if i != axis],
-                                np.dtype(t.dtype.numpy_dtype).itemsize / 4)
+            self.temps[name] = _Temporary(axis, shape[axis] if axis is not None else 1,
+                                          [s for i, s in enumerate(shape) if i != axis],
+                                          np.dtype(t.dtype.numpy_dtype).itemsize / 4)
         self.arrays = {a.name: a for a in lin.args if isinstance(a, lp.ArrayArg)}
         self.vector_axis = {name: {i for i, tag in enumerate(a.dim_tags or ())
                                    if isinstance(tag, VectorArrayDimTag)}
@@ -125,13 +132,8 @@ class _Walk:
         return copies
 
     def _constant(self, expr: Any) -> int | None:
-        from pymbolic import evaluate
-
-        try:
-            values = {int(evaluate(expr, p)) for p in self.points}
-        except Exception:  # noqa: BLE001 -- an index of values the walk does not know
-            return None
-        return values.pop() if len(values) == 1 else None
+        values = _values(expr, self.points)
+        return values[0] if values and len(set(values)) == 1 else None
 
     def _raw_slots(self, ref: Any) -> list[Slot]:
         """The slots a reference to a private temporary reaches (every element along an axis
@@ -140,7 +142,7 @@ class _Walk:
 
         name, index = (ref.name, ()) if isinstance(ref, prim.Variable) else \
             (ref.aggregate.name, ref.index_tuple)
-        axis, lanes, shape, _ = self.temps[name]
+        axis, lanes, shape, _ = self.temps[name]  # a _Temporary
         lane_index = index[axis] if axis is not None and axis < len(index) else None
         lane_set = [lane_index] if isinstance(lane_index, int) else range(lanes)
         elements: list[tuple[int, ...]] = [()]
@@ -161,7 +163,7 @@ class _Walk:
     def _load_key(self, ref: Any) -> tuple:
         """An address of a global array, its vector axis left out, as values at the points."""
         skip = self.vector_axis[ref.aggregate.name]
-        return (ref.aggregate.name, *(tuple(_values(e, self.points))
+        return (ref.aggregate.name, *(tuple(_values(e, self.points) or [repr(e)])
                                       for i, e in enumerate(ref.index_tuple) if i not in skip))
 
     # }}}
@@ -343,10 +345,11 @@ class _Walk:
                 continue
             first, last = min(p for p, _ in seen), max(p for p, _ in seen)
             for start, end in self.loops:
+                # (position, is a definition): at one position the reads come first
                 inside = sorted((p, not is_use) for p, is_use in seen if start <= p <= end)
                 if inside and (first < start or not inside[0][1]):  # carried
                     first, last = min(first, start), max(last, end)
-            live[first:last + 1] += self.temps[slot[0]][3]
+            live[first:last + 1] += self.temps[slot[0]].words_per_slot
         return float(live.max())
 
     # }}}
@@ -366,10 +369,11 @@ def _reference(insn: Any, name: str) -> Any:
     return next(r for r in refs if _target(r) == name)
 
 
-def _values(expr: Any, points: list[Mapping[str, int]]) -> list[Any]:
+def _values(expr: Any, points: list[Mapping[str, int]]) -> list[int]:
+    """*expr* at each of *points*; [] where it is not of inames and parameters alone."""
     from pymbolic import evaluate
 
     try:
         return [int(evaluate(expr, p)) for p in points]
-    except Exception:  # noqa: BLE001 -- not of inames and parameters alone
-        return [repr(expr)]
+    except Exception:  # noqa: BLE001 -- an index of values the walk does not know
+        return []

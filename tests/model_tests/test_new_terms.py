@@ -228,23 +228,29 @@ def test_each_kept_loop_iteration_is_one_load_round(block, rounds):
     assert stats.extra["item_trace"]["load_rounds"] == rounds
 
 
+def _column_sums(term: str, row: str) -> KernelStats:
+    """Statistics of out[i] = Σₖ *term* over 2¹⁶ items in groups of 64, the k loop (64
+    iterations) kept; u is 64 rows of *row* elements."""
+    import loopy as lp
+    import numpy as np
+
+    knl = lp.make_kernel(
+        "{[i, k]: 0 <= i < n and 0 <= k < nk}", f"out[i] = sum(k, {term})",
+        [lp.GlobalArg("u", np.float32, shape=("nk", row)),
+         lp.GlobalArg("out", np.float32, shape=("n",)), lp.ValueArg("n", np.int32),
+         lp.ValueArg("nk", np.int32)],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "i", 64, inner_tag="l.0", outer_tag="g.0")
+    return compute_stats(knl, {"n": 1 << 16, "nk": 64}, subgroup_size=32)
+
+
 def test_a_loop_of_dependent_loads_waits_one_latency_per_round():
     """out[i] = Σₖ u[k, i] with the k loop kept: 64 rounds of one 4-byte load per item. Each
     round costs the resident wave one global latency, twice what Little's law on the bytes
     in flight (one load and one store per item, 8 bytes) gives for this traffic."""
     import dataclasses
 
-    import loopy as lp
-    import numpy as np
-
-    knl = lp.make_kernel(
-        "{[i, k]: 0 <= i < n and 0 <= k < nk}", "out[i] = sum(k, u[k, i])",
-        [lp.GlobalArg("u", np.float32, shape=("nk", "n")),
-         lp.GlobalArg("out", np.float32, shape=("n",)), lp.ValueArg("n", np.int32),
-         lp.ValueArg("nk", np.int32)],
-        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
-    knl = lp.split_iname(knl, "i", 64, inner_tag="l.0", outer_tag="g.0")
-    stats = compute_stats(knl, {"n": 1 << 16, "nk": 64}, subgroup_size=32)
+    stats = _column_sums("u[k, i]", "n")
     assert stats.extra["item_trace"]["load_rounds"] == 64
     p = params_from({"global_latency_cycles": 1000.0}, GPU)  # 1 µs at 1 GHz
     waves = stats.work_items / p.compute_units / 2048  # 2048 items resident per unit
@@ -261,19 +267,9 @@ def test_a_round_that_rereads_its_neighbours_lines_waits_at_the_largest_cache_le
     moved from DRAM once. A round's latency mixes the two: DRAM's for the share of the bytes
     that come from DRAM, the largest measured cache level's for the re-read rest; with no level
     measured, DRAM's."""
-    import loopy as lp
-    import numpy as np
-
     from gencl.model._predict import round_latency
 
-    knl = lp.make_kernel(
-        "{[i, k]: 0 <= i < n and 0 <= k < nk}", "out[i] = sum(k, u[k, i] + u[k, i + 1])",
-        [lp.GlobalArg("u", np.float32, shape=("nk", "n + 1")),
-         lp.GlobalArg("out", np.float32, shape=("n",)), lp.ValueArg("n", np.int32),
-         lp.ValueArg("nk", np.int32)],
-        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
-    knl = lp.split_iname(knl, "i", 64, inner_tag="l.0", outer_tag="g.0")
-    stats = compute_stats(knl, {"n": 1 << 16, "nk": 64}, subgroup_size=32)
+    stats = _column_sums("u[k, i] + u[k, i + 1]", "n + 1")
     levels = [{"size_bytes": 1e5, "latency_cycles": 40.0},
               {"size_bytes": 4e6, "latency_cycles": 400.0}]
     p = params_from({"global_latency_cycles": 1000.0, "cache_levels": levels}, GPU)
