@@ -83,7 +83,8 @@ class _Walk:
         rng = random.Random(0)
         names = set(lin.all_inames()) | set(lin.all_params())
         # an index is a constant where it takes one value at two random points
-        self.points = [{n: rng.randrange(1 << 10, 1 << 20) for n in names} for _ in range(2)]
+        self.points: list[Mapping[str, int]] = [
+            {n: rng.randrange(1 << 10, 1 << 20) for n in names} for _ in range(2)]
         vector = _vector_inames(lin)
         unrolled = {n for n, tags in lin.inames.items()
                     if any(type(t).__name__ in ("UnrollTag", "ILPUnrollTag") for t in tags.tags)}
@@ -227,7 +228,9 @@ class _Walk:
         for name in self.alias_temps:
             for insn in writers[name]:
                 if isinstance(insn, lp.CInstruction):
-                    target, lanes = shuffle_lanes(insn.code)
+                    gather = shuffle_lanes(insn.code)
+                    assert gather is not None  # _copy took it for a shuffle
+                    target, lanes = gather
                     for lane, (source, at) in enumerate(lanes):
                         names.setdefault((target, (), lane), []).append(
                             self._find((source, (), at)))
@@ -333,10 +336,10 @@ class _Walk:
                         uses.setdefault(slot, []).append((position, True))
                     continue
                 array = self.arrays[ref.aggregate.name]
-                lanes = 1
+                width = 1
                 for axis in self.vector_axis[array.name]:
-                    lanes = int(self._constant(array.shape[axis]) or 1)
-                words += lanes * np.dtype(array.dtype.numpy_dtype).itemsize / 4
+                    width = int(self._constant(array.shape[axis]) or 1)
+                words += width * np.dtype(array.dtype.numpy_dtype).itemsize / 4
             # the copies of an unrolled instruction run one after another
             direct_words[position] = max(direct_words[position], DIRECT_LIVE_SHARE * words)
         live = direct_words
