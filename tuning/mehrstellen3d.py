@@ -1,0 +1,186 @@
+"""3-D 19-point Mehrstellen heat step: u_new = u + α (2 Σ faces + Σ edges − 24u), boundary fixed.
+
+One explicit Euler step of the heat equation with the 19-point compact ("Mehrstellen", Collatz)
+Laplacian, (2 Σ₆ faces + Σ₁₂ edges − 24u) / 6h², whose error is isotropic to fourth order where
+the 7-point one's is not; α = κ dt / 6h². Each point reads the six face neighbours and the twelve
+edge neighbours (the 3×3×3 box without its eight corners): 18 neighbours in three planes, where
+laplace3d reads six and box3d27 all 26. Fixed (Dirichlet) boundary one point wide kept in both
+ping-pong buffers (padded form: the domain is the interior only, no branch); x rows carry 16 pad
+elements on each side so interior rows start aligned.
+
+No knobs are declared: gencl derives the space from the program
+(``gencl space mehrstellen3d --list``). It was written after the 2026-11-26 rules on which vector
+chunks a load issues and on subscripts an expression repeats were set, to be predicted, not
+fitted (``tuning/model_developed_on.json`` does not name it).
+"""
+
+import itertools
+
+import loopy as lp
+import numpy as np
+
+from gencl.spec import ApplicationHooks, BenchmarkSpec
+
+DTYPES = {"float32": np.float32, "float64": np.float64}
+PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
+#: the six faces and the twelve edges of the 3×3×3 box around a point, as (dk, dj, di)
+FACES = tuple(d for d in itertools.product((-1, 0, 1), repeat=3) if sum(map(abs, d)) == 1)
+EDGES = tuple(d for d in itertools.product((-1, 0, 1), repeat=3) if sum(map(abs, d)) == 2)
+FLOPS_PER_POINT = 23  # 17 adds of the neighbours, 2·faces, 24u (mul, sub), α (mul), + u
+
+
+def program(point):
+    dtype = DTYPES[point["dtype"]]
+
+    def u(dk, dj, di):
+        return f"u[k + {1 + dk}, j + {1 + dj}, i + {PAD + di}]"
+
+    faces = " + ".join(u(*d) for d in FACES)
+    edges = " + ".join(u(*d) for d in EDGES)
+    shape = ("nz + 2", "ny + 2", f"nx + {2 * PAD}")
+    return lp.make_kernel(
+        "{[k, j, i]: 0 <= k < nz and 0 <= j < ny and 0 <= i < nx}",
+        f"u_new[k + 1, j + 1, i + {PAD}] = {u(0, 0, 0)} "
+        f"+ alpha * (2 * ({faces}) + {edges} - 24 * {u(0, 0, 0)})",
+        [lp.GlobalArg("u", dtype, shape=shape),
+         lp.GlobalArg("u_new", dtype, shape=shape, is_input=True, is_output=True),
+         lp.ValueArg("alpha", dtype),
+         lp.ValueArg("nz", np.int32), lp.ValueArg("ny", np.int32), lp.ValueArg("nx", np.int32)],
+        name="mehrstellen3d", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+
+
+# {{{ data and reference
+
+def to_buffer(grid, fill=np.nan):
+    """A logical (nz+2, ny+2, nx+2) grid in the buffer layout; pad columns hold *fill*."""
+    nz2, ny2, nx2 = grid.shape
+    out = np.full((nz2, ny2, nx2 - 2 + 2 * PAD), fill, dtype=grid.dtype)
+    out[:, :, PAD - 1:PAD + nx2 - 1] = grid
+    return out
+
+
+def from_buffer(buf):
+    return buf[:, :, PAD - 1:buf.shape[2] - PAD + 1]
+
+
+def _shifted(u, d):
+    """The interior of logical grid *u* moved by d = (dk, dj, di)."""
+    return u[tuple(slice(1 + s, u.shape[a] - 1 + s) for a, s in enumerate(d))]
+
+
+def update(u, u_new, alpha):
+    """Write the step of logical grid *u* into the interior of *u_new* (numpy or torch)."""
+    c = u[1:-1, 1:-1, 1:-1]
+    faces = sum(_shifted(u, d) for d in FACES)
+    edges = sum(_shifted(u, d) for d in EDGES)
+    u_new[1:-1, 1:-1, 1:-1] = c + alpha * (2 * faces + edges - 24 * c)
+    return {"u_new": u_new}
+
+
+def step(u, alpha):
+    """One step of a logical grid (boundary kept), in the grid's dtype."""
+    return update(u, u.copy(), alpha)["u_new"]
+
+
+def inputs(point, sizes, rng):
+    dtype = DTYPES[point["dtype"]]
+    grid = rng.uniform(-1, 1, size=(sizes["nz"] + 2, sizes["ny"] + 2, sizes["nx"] + 2))
+    grid = grid.astype(dtype)
+    start = grid.copy()
+    start[1:-1, 1:-1, 1:-1] = np.nan  # a point the kernel misses cannot pass
+    # stable explicit steps: α ≤ 1/48 (the symbol's largest magnitude is 48)
+    return {"u": to_buffer(grid), "u_new": to_buffer(start), "alpha": dtype(0.02)}
+
+
+def reference(values, point, sizes):
+    return {"u_new": to_buffer(step(from_buffer(values["u"]), values["alpha"]))}
+
+# }}}
+
+
+# {{{ peers: what a user would otherwise run, on the logical grid (no pads)
+
+def logical_inputs(ctx):
+    """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
+    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    start = u.copy()
+    start[1:-1, 1:-1, 1:-1] = np.nan
+    return {"u": u, "u_new": start, "alpha": ctx.inputs["alpha"]}
+
+
+def logical_reference(ctx):
+    g = logical_inputs(ctx)
+    return {"u_new": step(g["u"], g["alpha"])}
+
+
+#: the step as a user writes it first: one thread per interior point (CUDA and OpenCL C)
+NAIVE = """
+KERNEL void mehrstellen3d(GLOBAL const real *u, GLOBAL real *u_new, const real alpha,
+                          const int nz, const int ny, const int nx)
+{
+    const int i = GX + 1, j = GY + 1, k = GZ + 1;
+    if (i > nx || j > ny || k > nz) return;
+    const long px = nx + 2, pz = (long)(ny + 2) * px, c = k * pz + j * px + i;
+    const real faces = u[c - 1] + u[c + 1] + u[c - px] + u[c + px] + u[c - pz] + u[c + pz];
+    const real edges = u[c - px - 1] + u[c - px + 1] + u[c + px - 1] + u[c + px + 1]
+                     + u[c - pz - 1] + u[c - pz + 1] + u[c + pz - 1] + u[c + pz + 1]
+                     + u[c - pz - px] + u[c - pz + px] + u[c + pz - px] + u[c + pz + px];
+    u_new[c] = u[c] + alpha * (2 * faces + edges - 24 * u[c]);
+}
+"""
+ARGS = ("u", "u_new", "alpha", "nz", "ny", "nx")
+BLOCK = (32, 4, 1)
+
+
+def peers():
+    """``ApplicationHooks.peers`` of this kernel: NAIVE in OpenCL and CUDA, and
+    ``update`` under torch eager and torch.compile."""
+    from gencl.peers import naive_and_torch_peers
+
+    return naive_and_torch_peers("mehrstellen3d", source=NAIVE, args=ARGS, block=BLOCK,
+                                 extents=("nx", "ny", "nz"), update=update, inputs=logical_inputs,
+                                 expected=logical_reference)
+
+# }}}
+
+
+def sizes(point, device, quick):
+    """512³ on a GPU (1.07 GB of compulsory traffic per step in float32), 128³ on a CPU."""
+    if quick:
+        return {"nz": 16, "ny": 16, "nx": 32}
+    n = 512 if device is not None and device.device_type.upper() == "GPU" else 128
+    return {"nz": n, "ny": n, "nx": n}
+
+
+def verify_sizes(point, device):
+    """Not a multiple of any power-of-two tile along y and z; x a multiple of every vector width."""
+    return {"nz": 9, "ny": 11, "nx": 48}
+
+
+def compulsory_bytes(point, sizes):
+    """Read u once, write u_new once per interior point."""
+    points = sizes["nz"] * sizes["ny"] * sizes["nx"]
+    return 2 * np.dtype(DTYPES[point["dtype"]]).itemsize * points
+
+
+def points(point, sizes):
+    return sizes["nz"] * sizes["ny"] * sizes["nx"]
+
+
+SPEC = BenchmarkSpec(
+    name="mehrstellen3d",
+    description=__doc__.strip().splitlines()[0],
+    program=program,
+    params={"dtype": tuple(DTYPES)},
+    inputs=inputs,
+    reference=reference,
+    sizes=sizes,
+    verify_sizes=verify_sizes,
+    metrics={"bytes": compulsory_bytes, "points": points,
+             "flops": lambda p, s: FLOPS_PER_POINT * points(p, s)},
+    group="application",
+    # u_new feeds u on the next sweep: correctness is checked over several launches
+    hooks=ApplicationHooks(ping_pong=(("u_new", "u"),), compulsory_bytes=compulsory_bytes,
+                           peers=peers()),
+    tolerance={"float32": 1e-5, "float64": 1e-12},
+)
