@@ -9,9 +9,9 @@ ping-pong buffers (padded form: the domain is the interior only, no branch); x r
 elements on each side so interior rows start aligned.
 
 No knobs are declared: gencl derives the space from the program
-(``gencl space mehrstellen3d --list``). It was written after the 2026-11-26 rules on which vector
-chunks a load issues and on subscripts an expression repeats were set, to be predicted, not
-fitted (``tuning/model_developed_on.json`` does not name it).
+(``gencl space mehrstellen3d --list``). It was written and measured while the 2026-11-26 rules on
+which loads the compiler issues were chosen, and its measured space was not read until they were
+set: predicted, not fitted (``tuning/model_developed_on.json`` does not name it).
 """
 
 import itertools

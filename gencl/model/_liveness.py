@@ -52,6 +52,13 @@ class _Temporary(NamedTuple):
     words_per_slot: float
 
 
+def load_lanes(lin: Any, env: Mapping[str, int],
+               skip: frozenset[str] = frozenset()) -> dict[str, dict[str, float]]:
+    """The global vectors one work item of *lin* loads, by the lanes it reads
+    (``_Walk.load_lanes``)."""
+    return _Walk(lin, env).load_lanes(skip)
+
+
 def live_private_words(lin: Any, env: Mapping[str, int]) -> float:
     """Most 32-bit words of private values live at one point of *lin* (a linearized kernel,
     ``gencl.model._stats._linearized``) at sizes *env*."""
@@ -90,7 +97,8 @@ class _Walk:
                     if any(type(t).__name__ in ("UnrollTag", "ILPUnrollTag") for t in tags.tags)}
         self.events: list[tuple[int, Any]] = []
         self.loops: list[tuple[int, int]] = []
-        entered: list[int] = []
+        self.trips: dict[int, float] = {}  # position → iterations of the loops around it
+        entered: list[tuple[int, float]] = []
         position = 0
         for item in lin.linearization:
             kind = type(item).__name__
@@ -98,12 +106,13 @@ class _Walk:
                                                        or item.iname in unrolled):
                 continue
             if kind == "EnterLoop":
-                entered.append(position)
+                entered.append((position, _trip_count(lin, item.iname, env)))
             elif kind == "LeaveLoop":
-                self.loops.append((entered.pop(), position - 1))
+                self.loops.append((entered.pop()[0], position - 1))
             elif kind == "RunInstruction":
                 insn = lin.id_to_insn[item.insn_id]
                 self.events.extend((position, one) for one in self._unrolled(insn, unrolled))
+                self.trips[position] = float(np.prod([n for _, n in entered]))
                 position += 1
         self.length = position
         self.parent: dict[Slot, Slot] = {}
@@ -304,6 +313,43 @@ class _Walk:
                     changed = True
         return needed
 
+    def load_lanes(self, skip: frozenset[str] = frozenset()) -> dict[str, dict[str, float]]:
+        """Per global array, the vectors one work item loads, by the lanes something reads:
+        ``{"<lanes of the vector>:<needed lanes, comma-separated>": loads per item}``, each
+        address once per iteration (``_share_loads``). A lane is needed where a slot it loads is
+        (``_needed``) or where an expression reads the address directly (every lane).
+        Instructions in *skip* (those loopy emits lane by lane) are left out."""
+        needed = self._needed()
+        found: dict[tuple, tuple[str, int, set[int], float]] = {}
+        for position, insn in self.events:
+            if insn.id in skip:
+                continue
+            refs: list[tuple[Any, set[int] | None]]
+            if self._loaded(insn):
+                raw = self._raw_slots(insn.assignee)
+                refs = [(insn.expression, {s[2] for s in raw if self._find(s) in needed})]
+            else:
+                refs = [(ref, None) for ref in self._reads(insn)[1]]
+            for ref, lanes in refs:
+                name = ref.aggregate.name
+                axes = self.vector_axis[name]
+                width = max([int(self._constant(self.arrays[name].shape[a]) or 1)
+                             for a in axes] or [1])
+                if lanes is None:  # a direct read: every lane, or the one a constant index names
+                    at = [self._constant(ref.index_tuple[a]) for a in axes]
+                    lanes = {at[0]} if at and at[0] is not None else set(range(width))
+                key = self._load_key(ref)
+                if key in found:
+                    found[key][2].update(lanes)
+                else:
+                    found[key] = (name, width, set(lanes), self.trips.get(position, 1.0))
+        out: dict[str, dict[str, float]] = {}
+        for name, width, lanes, times in found.values():
+            pattern = f"{width}:{','.join(map(str, sorted(lanes)))}"
+            out.setdefault(name, {})
+            out[name][pattern] = out[name].get(pattern, 0.0) + times
+        return out
+
     def peak(self) -> float:
         if not self.events:
             return 0.0
@@ -356,6 +402,18 @@ class _Walk:
         return float(live.max())
 
     # }}}
+
+
+def _trip_count(lin: Any, iname: str, env: Mapping[str, int]) -> float:
+    """Iterations of the loop over *iname* at sizes *env* (1 where loopy cannot bound it)."""
+    from loopy.symbolic import pw_aff_to_expr
+
+    from gencl.model._stats import _value
+
+    try:
+        return max(1.0, _value(pw_aff_to_expr(lin.get_iname_bounds(iname).size), env))
+    except Exception:  # noqa: BLE001 -- a bound loopy states only with other inames
+        return 1.0
 
 
 def _target(ref: Any) -> str:

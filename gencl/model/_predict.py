@@ -29,8 +29,9 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   a coalesced float access needs one request per 32 lanes, a float16 per lane (four 16-byte
   instructions, lanes 64 B apart) sixteen per instruction, a lane-by-lane access of a vector
   (loopy's fallback) one instruction per lane and component, less the loads of an address
-  another instruction of the item loaded in the same iteration of every loop around them, under
-  the same conditions (a register holds it, ``_stats._issued_load_share``); register spills
+  another instruction of the item loaded in the same iteration of the loops the code keeps,
+  under the same conditions (a register holds it, ``_stats._issued_load_share``), and less the
+  16-byte chunks of a vector no lane of which is read (``issued_chunk_share``); register spills
   the build log states add theirs (``_registers``). The rate is measured (``cache_requests``
   benchmark), so data served by caches is not free; requests that come back to lines other
   instructions of the item brought in (lane-by-lane ones, and those of a register-blocked row
@@ -245,9 +246,14 @@ def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
         instructions = a.count * rmw / (lanes * rows)
     else:
         instructions = a.count / a.vec_width * math.ceil(size / chunk) / (lanes * rows)
-    if a.direction == "load":  # loads of an address the item already holds are not issued
+    if a.direction == "load" and not a.per_lane:
+        # loads of an address the item already holds are not issued (a lane-by-lane
+        # instruction's whole vectors are counted once each already, and its lanes under
+        # conditions of their own are each issued), nor chunks of a vector nothing reads
         shares = (stats.extra.get("item_trace") or {}).get("issued_load_share") or {}
-        instructions *= shares.get(a.array, 1.0)
+        if not a.lane_vectors:
+            instructions *= shares.get(a.array, 1.0)
+        instructions *= issued_chunk_share(stats, a, chunk)
     line = p.request_line_bytes
     if a.lid0_stride is None:       # not affine: every lane its own line
         per_row = lanes * math.ceil(chunk / line)
@@ -260,6 +266,21 @@ def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
         else:
             per_row = lanes * math.ceil(chunk / line)
     return instructions * rows * per_row
+
+
+def issued_chunk_share(stats: KernelStats, a: Access, chunk: int) -> float:
+    """Share of a load site's *chunk*-byte instructions the compiler issues: only the chunks
+    of a vector holding a lane something reads (``_stats._load_lanes``; 1 where not counted).
+    A shifted neighbour's side vector is loaded for the lanes its shuffle picks: one chunk of
+    a ``float8``'s two, one of a ``float16``'s four."""
+    loads = (stats.extra.get("load_lanes") or {}).get(a.array) or {}
+    issued = whole = 0.0
+    for pattern, times in loads.items():
+        width, _, read = pattern.partition(":")
+        per_chunk = max(1, chunk // a.itemsize)
+        issued += times * len({int(lane) // per_chunk for lane in read.split(",") if lane})
+        whole += times * math.ceil(int(width) / per_chunk)
+    return issued / whole if whole else 1.0
 
 
 def round_latency(stats: KernelStats, p: ModelParams, dram: float) -> float:

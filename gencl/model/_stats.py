@@ -25,7 +25,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "23"
+STATS_VERSION = "26"
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,8 @@ class Access:
     lid0_stride: float | None  # elements between neighbouring work items; None: not affine
     per_lane: bool = False     # a vector access loopy emitted lane by lane (_per_lane_insns):
     #                            each lane is its own instruction on the vector's chunk
+    lane_vectors: bool = False  # the whole vectors the lanes of lane-by-lane instructions
+    #                             reach (_lane_vector_loads): each counted once already
 
     @property
     def bytes(self) -> float:
@@ -172,9 +174,11 @@ def _per_lane_insns(t_unit: Any) -> frozenset[str]:
     return frozenset(found)
 
 
-def _lane_vector_loads(knl: Any, ids: frozenset[str]) -> dict[str, dict[str, tuple[int, int]]]:
+def _lane_vector_loads(knl: Any, ids: frozenset[str]
+                       ) -> dict[str, dict[str, tuple[int, int, tuple[str, ...]]]]:
     """Loads of lane-by-lane instructions that run as whole-vector loads: instruction id →
-    array → (its subscripts of the array, the vectors they load).
+    array → (its subscripts of the array, the vectors they load, each of those vectors as
+    ``"<lanes>:<the lanes read>"``, as ``_liveness.load_lanes`` states them).
 
     An instruction loopy emits lane by lane with no predicate on the vector iname (a shifted
     neighbour, ``w[k] = u[j, k - 1]``) is one run of scalar statements in one basic block.
@@ -220,6 +224,10 @@ def _lane_vector_loads(knl: Any, ids: frozenset[str]) -> dict[str, dict[str, tup
             rest = [substitute(e, {lane_iname: lane}) for e in rest]
         return tuple(tuple(int(evaluate(e, v)) for e in rest) for v in values)
 
+    def position(name: str, index: tuple, lane: int) -> int:
+        """The lane of its vector that lane *lane* of the instruction reads."""
+        return int(evaluate(substitute(index[axis[name]], {lane_iname: lane}), values[0]))
+
     loaded: set[tuple] = set()
     for insn in knl.instructions:
         if insn.id in ids or lane_iname not in insn.within_inames:
@@ -227,18 +235,22 @@ def _lane_vector_loads(knl: Any, ids: frozenset[str]) -> dict[str, dict[str, tup
         for name, index in _global_subscripts(insn.expression, axis):
             if index[axis[name]] == Variable(lane_iname):
                 loaded.add((name, insn.within_inames, vector(name, index)))
-    found: dict[str, dict[str, tuple[int, int]]] = {}
+    found: dict[str, dict[str, tuple[int, int, tuple[str, ...]]]] = {}
     for insn in knl.instructions:
         if insn.id not in ids or any(lane_iname in {str(v) for v in dep(p)}
                                      for p in insn.predicates):
             continue
-        per: dict[str, tuple[int, int]] = {}
-        for name, index in _global_subscripts(insn.expression, axis):
-            reached = {(name, insn.within_inames, vector(name, index, lane))
-                       for lane in range(length)}
-            subscripts, vectors = per.get(name, (0, 0))
-            per[name] = (subscripts + 1, vectors + len(reached - loaded))
-            loaded |= reached
+        per: dict[str, tuple[int, int, tuple[str, ...]]] = {}
+        for name, index in _global_subscripts(insn.expression, axis, every=True):
+            lanes: dict[tuple, set[int]] = {}
+            for lane in range(length):
+                reached = (name, insn.within_inames, vector(name, index, lane))
+                lanes.setdefault(reached, set()).add(position(name, index, lane))
+            new = [key for key in lanes if key not in loaded]
+            subscripts, vectors, patterns = per.get(name, (0, 0, ()))
+            per[name] = (subscripts + 1, vectors + len(new), patterns + tuple(
+                f"{length}:{','.join(map(str, sorted(lanes[key])))}" for key in new))
+            loaded |= set(lanes)
         if per:
             found[insn.id] = per
     return found
@@ -250,14 +262,21 @@ def _lane_vector_loads(knl: Any, ids: frozenset[str]) -> dict[str, dict[str, tup
 FOOTPRINT_LINE_BYTES = (32, 64, 128)
 
 
-def _global_subscripts(expr: Any, arrays: Mapping[str, Any]) -> list[tuple[str, tuple]]:
-    """(array, index tuple) of every subscript of a global array in *expr*."""
+def _global_subscripts(expr: Any, arrays: Mapping[str, Any], *,
+                       every: bool = False) -> list[tuple[str, tuple]]:
+    """(array, index tuple) of each distinct subscript of a global array in *expr*; with
+    *every*, of each occurrence, as loopy's counters count them (loopy's walker caches what
+    it visited, so a subscript an expression repeats, aniso2d's centre five times, is
+    otherwise seen once)."""
     from loopy.symbolic import WalkMapper
     from pymbolic.primitives import Variable
 
     found: list[tuple[str, tuple]] = []
 
     class Subscripts(WalkMapper):
+        def get_cache_key(self, e: Any, *args: Any, **kwargs: Any) -> Any:
+            return object() if every else super().get_cache_key(e, *args, **kwargs)
+
         def map_subscript(self, e: Any, *args: Any) -> None:
             if isinstance(e.aggregate, Variable) and e.aggregate.name in arrays:
                 found.append((e.aggregate.name,
@@ -459,8 +478,9 @@ def _item_extents(domains: list[tuple[Any, list[str]]], hw: Mapping[str, tuple[b
 
 #: one access of a work item's trace: (order key: the iteration of every loop around it, then
 #: the instruction and its access, array, byte offset, is a load, the iteration of the loops the
-#: code keeps, the instruction's conditions with the values of the inames they name)
-TraceRow = tuple[tuple, str, int, bool, tuple, tuple]
+#: code keeps, the instruction's conditions with the values of the inames they name, how often
+#: the instruction names that subscript)
+TraceRow = tuple[tuple, str, int, bool, tuple, tuple, int]
 
 
 def _load_rounds(trace: list[TraceRow]) -> int:
@@ -473,21 +493,23 @@ def _load_rounds(trace: list[TraceRow]) -> int:
 
 def _issued_load_share(trace: list[TraceRow]) -> dict[str, float]:
     """Per array, the share of an item's loads the compiler issues: a load of an address
-    another instruction loaded in the same iteration of every loop around them, under the same
-    conditions, is a register's value again (a ``__restrict__`` array the kernel does not store
-    to: the vector stencils load a neighbour column once for each use). Loads under other
-    conditions stay (the branch form's, each under its own element's interior test: a compiler
-    does not move a load out of its condition), and so do the re-reads of another iteration of
-    an unrolled loop (a blocked row's neighbour, the next row's own: the H200 times unstreamed
-    blocked 3-D rows as if each were loaded). loopy counts every one."""
+    another instruction loaded in the same iteration of the loops the code keeps, under the
+    same conditions, is a register's value again (a ``__restrict__`` array the kernel does not
+    store to: the vector stencils load a neighbour column once for each use, and a blocked
+    row's neighbour is the next copy's own row: the SASS of the H200 suite loads laplace3d's,
+    box3d27's and Jacobi's rows blocked by two once each). Loads under other conditions stay
+    (the branch form's, each under its own element's interior test: a compiler does not move a
+    load out of its condition). loopy counts every one, also each time one expression repeats
+    a subscript. Rows of no count (the lane-by-lane instructions, whose loads
+    ``_lane_vector_loads`` already counts once a vector) are left out."""
     stored = {row[1] for row in trace if not row[3]}
     seen: dict[str, set[tuple[tuple, tuple, int]]] = {}
     total: dict[str, int] = {}
-    for key, arr, offset, load, _, guard in trace:
-        if load and arr not in stored:
-            # key[:-2]: the iteration of every loop around the load, kept or unrolled
-            seen.setdefault(arr, set()).add((key[:-2], guard, offset))
-            total[arr] = total.get(arr, 0) + 1
+    for _, arr, offset, load, rolled, guard, times in trace:
+        if load and times and arr not in stored:
+            # rolled: the iteration of the loops the code keeps (unrolled copies are one code)
+            seen.setdefault(arr, set()).add((rolled, guard, offset))
+            total[arr] = total.get(arr, 0) + times
     return {arr: len(seen[arr]) / total[arr] for arr in total}
 
 
@@ -515,7 +537,8 @@ def _loop_nest(lin: Any) -> tuple[str, ...]:
 
 
 def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
-                groups_per_axis: tuple[int, ...]) -> dict[str, Any] | None:
+                groups_per_axis: tuple[int, ...],
+                lane_insns: frozenset[str] = frozenset()) -> dict[str, Any] | None:
     """The global accesses of one interior work item of *lin* (``_linearized``) in program
     order, for the reuse distances of ``gencl.model._cache_reuse.trace_miss_shares``.
 
@@ -536,7 +559,8 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
 
     Returns {"length": positions, "arrays": {name: {"pos", "addr", "load", "bytes", "step"}},
     "groups": groups per axis, "local": the work-group shape, "load_rounds": rounds,
-    "extent": the items along each axis that run (the launch rounds up to whole groups)},
+    "extent": the items along each axis that run (the launch rounds up to whole groups),
+    "issued_load_share": ``_issued_load_share`` over the instructions not in *lane_insns*},
     addresses in bytes relative to the array's first, ``step`` None along an axis of one item;
     "arrays" empty where the items' traces are not one trace translated (a work-group's first
     item does more than an interior one, a step not one constant per array); None where an
@@ -576,8 +600,12 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     # instruction's inames, the parameters fixed) and which of its dimensions order it
     prepared = []
     for k, insn, loops in runs:
-        subs = [(n, i, True) for n, i in _global_subscripts(insn.expression, arrays)]
-        subs += [(n, i, False) for n, i in _global_subscripts(insn.assignee, arrays)]
+        every = _global_subscripts(insn.expression, arrays, every=True)
+        # a lane-by-lane instruction's loads are counted apart (_lane_vector_loads): 0 here
+        counted = 0 if insn.id in lane_insns else 1
+        subs = [(n, i, True, counted * every.count((n, i)))
+                for n, i in _global_subscripts(insn.expression, arrays)]
+        subs += [(n, i, False, 1) for n, i in _global_subscripts(insn.assignee, arrays)]
         if not subs:
             continue
         domain = _fixed_domain(lin, insn, env)
@@ -612,7 +640,7 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
                     group, axis = hw[name]
                     g, lid = ids.get(axis, (0, 0))
                     domain = domain.fix_val(isl.dim_type.set, i, g if group else lid)
-            for site, (arr, index, load) in enumerate(subs):
+            for site, (arr, index, load, times) in enumerate(subs):
                 strides, size = layout[arr]
                 for c in _points(get_access_map(domain, index).wrap()):
                     key = tuple(x for k_enter, j in order for x in (k_enter, c[j])) + \
@@ -620,7 +648,7 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
                     offset = size * sum(a * s for a, s in zip(c[len(names):], strides))
                     found.append((key, arr, offset, load,
                                   tuple(x for k_enter, j in rolled for x in (k_enter, c[j])),
-                                  (conditions, tuple(c[j] for j in tested))))
+                                  (conditions, tuple(c[j] for j in tested)), times))
                 if len(found) > MAX_TRACE_ACCESSES:
                     raise ValueError("trace too long")
         found.sort(key=lambda row: row[0])
@@ -740,7 +768,8 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                     for lane, vectors, part in parts if part.default_entrypoint.instructions]
         sync_map = lp.get_synchronization_map(t_unit, subgroup_size=subgroup_size)
         try:
-            trace = _item_trace(lin, env, local_size, groups_per_axis) if lin else None
+            trace = _item_trace(lin, env, local_size, groups_per_axis, per_lane) \
+                if lin else None
         except Exception:  # noqa: BLE001 -- not affine, or isl cannot state it: no trace
             trace = None
     ops: dict[str, float] = {}
@@ -773,14 +802,14 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                     (None if stride is None else _value(stride, env))
             except Exception:  # noqa: BLE001 -- a stride loopy cannot express: not affine
                 lid0 = None
-            kept = lane
+            kept, whole_vectors = lane, False
             if mem.variable in vectors and (mem.direction or "load") == "load":
                 # loopy's one access per lane per subscript → the whole vectors loaded
-                subscripts, loads = vectors[mem.variable]
-                n, kept = n * loads / subscripts, False
+                subscripts, loads, _ = vectors[mem.variable]
+                n, kept, whole_vectors = n * loads / subscripts, False, True
             accesses.append(Access(str(mem.variable), space, mem.direction or "load",
                                    int(np.dtype(mem.dtype.numpy_dtype).itemsize),
-                                   width, n, lid0, per_lane=kept))
+                                   width, n, lid0, per_lane=kept, lane_vectors=whole_vectors))
     footprint = {}
     for arg in knl.args:
         if isinstance(arg, lp.ArrayArg) and arg.address_space == lp.AddressSpace.GLOBAL \
@@ -800,6 +829,7 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
     return KernelStats(items, group, groups, ops, tuple(accesses), footprint,
                        barriers, _divergent_fraction(knl), int(static_local),
                        local_size, extra={"live_private_words": _live_words(lin, knl, env),
+                                          "load_lanes": _load_lanes(lin, env, per_lane, whole),
                                           "per_lane_lines": lane_lines,
                                           "subgroup_lines": _subgroup_footprint(
                                               knl, every, env, local_size, groups_per_axis,
@@ -820,6 +850,36 @@ def _live_words(lin: Any, knl: Any, env: Mapping[str, int]) -> float:
         except Exception:  # noqa: BLE001 -- a construct the walk does not read: the declared sum
             pass
     return _declared_private_words(knl, env)
+
+
+def _load_lanes(lin: Any, env: Mapping[str, int], per_lane: frozenset[str],
+                whole: Mapping[str, Mapping[str, tuple[int, int, tuple[str, ...]]]]
+                ) -> dict[str, dict[str, float]]:
+    """Per global array, the vectors one work item loads by the lanes it reads
+    (``_liveness.load_lanes``), with the vectors of the lane-by-lane instructions the compiler
+    loads whole (``_lane_vector_loads``); {} where the walk cannot read the kernel.
+
+    The compiler drops the parts of a vector load that nothing reads: box2d9's unstreamed
+    ``float8`` rows load their side vectors for one lane each, and the SASS of the H200 suite
+    holds one 32-bit load for each of those where the PTX has two 16-byte ones."""
+    from gencl.model._liveness import _trip_count, load_lanes
+
+    if lin is None:
+        return {}
+    try:
+        found = load_lanes(lin, env, per_lane)
+    except Exception:  # noqa: BLE001 -- a construct the walk does not read: every lane loaded
+        return {}
+    hw = {n for n, tags in lin.inames.items() if any(
+        type(t).__name__ in ("LocalInameTag", "GroupInameTag", "VectorizeTag") for t in tags.tags)}
+    for insn_id, arrays in whole.items():
+        times = float(np.prod([_trip_count(lin, n, env)
+                               for n in lin.id_to_insn[insn_id].within_inames if n not in hw]))
+        for name, (_, _, patterns) in arrays.items():
+            entry = found.setdefault(name, {})
+            for pattern in patterns:
+                entry[pattern] = entry.get(pattern, 0.0) + times
+    return found
 
 
 def _declared_private_words(knl: Any, env: Mapping[str, int]) -> float:

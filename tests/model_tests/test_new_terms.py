@@ -572,8 +572,9 @@ def test_shifted_lanes_load_whole_vectors_once(guarded):
     lanes = _per_lane_insns(knl)
     assert lanes == {"west", "east"}
     whole = _lane_vector_loads(knl.default_entrypoint, lanes)
-    assert whole == ({"west": {"u": (1, 1)}} if guarded else
-                     {"west": {"u": (1, 1)}, "east": {"u": (1, 1)}})
+    # of row i-1 the west lanes read lane 7, of row i+1 the east lanes lane 0
+    assert whole == ({"west": {"u": (1, 1, ("8:7",))}} if guarded else
+                     {"west": {"u": (1, 1, ("8:7",))}, "east": {"u": (1, 1, ("8:0",))}})
     stats = compute_stats(knl, {"n": 1024, "m": 8}, subgroup_size=32)
     items = stats.work_items  # loopy counts the launched items: 16 groups of 64
     assert items == 1024
@@ -742,3 +743,21 @@ def test_memory_units_join_each_other_by_the_scalar_exponent_whatever_the_code_t
                                                    "memory_latency", "local_memory")), 2.0)
     assert memory == pytest.approx(2 ** 0.5 * t_bw, rel=1e-3)
     assert pred.time_s == pytest.approx(overlap((pred.terms["compute"], memory), 8.0))
+
+
+def test_a_subscript_one_expression_repeats_is_loaded_once():
+    """out[i] = u[i]·u[i] + u[i+1] − u[i]: loopy counts four loads of u, the compiler issues
+    two (u[i] and u[i+1]); loopy's walker visits a repeated subscript once, so the share is
+    counted against each occurrence."""
+    import loopy as lp
+
+    knl = lp.make_kernel(
+        "{[i]: 0 <= i < n}", "out[i] = u[i] * u[i] + u[i + 1] - u[i]",
+        [lp.GlobalArg("u", np.float32, shape=("n + 1",)),
+         lp.GlobalArg("out", np.float32, shape=("n",), is_output=True),
+         lp.ValueArg("n", np.int32)],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "i", 64, inner_tag="l.0", outer_tag="g.0")
+    stats = compute_stats(knl, {"n": 1 << 14}, subgroup_size=32)
+    assert sum(a.count for a in stats.accesses if a.array == "u") == 4 * (1 << 14)
+    assert stats.extra["item_trace"]["issued_load_share"] == {"u": pytest.approx(0.5)}
