@@ -52,11 +52,10 @@ class _Temporary(NamedTuple):
     words_per_slot: float
 
 
-def load_lanes(lin: Any, env: Mapping[str, int],
-               skip: frozenset[str] = frozenset()) -> dict[str, dict[str, float]]:
-    """The global vectors one work item of *lin* loads, by the lanes it reads
-    (``_Walk.load_lanes``)."""
-    return _Walk(lin, env).load_lanes(skip)
+def walk(lin: Any, env: Mapping[str, int]) -> _Walk:
+    """The walk over *lin* (a linearized kernel, ``gencl.model._stats._linearized``) at sizes
+    *env*, built once for both its readers: ``peak()`` and ``load_lanes()``."""
+    return _Walk(lin, env)
 
 
 def live_private_words(lin: Any, env: Mapping[str, int]) -> float:

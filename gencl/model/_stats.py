@@ -178,7 +178,7 @@ def _lane_vector_loads(knl: Any, ids: frozenset[str]
                        ) -> dict[str, dict[str, tuple[int, int, tuple[str, ...]]]]:
     """Loads of lane-by-lane instructions that run as whole-vector loads: instruction id →
     array → (its subscripts of the array, the vectors they load, each of those vectors as
-    ``"<lanes>:<the lanes read>"``, as ``_liveness.load_lanes`` states them).
+    ``"<lanes>:<the lanes read>"``, as ``_liveness._Walk.load_lanes`` states them).
 
     An instruction loopy emits lane by lane with no predicate on the vector iname (a shifted
     neighbour, ``w[k] = u[j, k - 1]``) is one run of scalar statements in one basic block.
@@ -826,10 +826,12 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                        if t.address_space == lp.AddressSpace.LOCAL and t.shape)
     items = groups * group
     every = frozenset(i.id for i in knl.instructions)
+    walk = _private_walk(lin, env)
     return KernelStats(items, group, groups, ops, tuple(accesses), footprint,
                        barriers, _divergent_fraction(knl), int(static_local),
-                       local_size, extra={"live_private_words": _live_words(lin, knl, env),
-                                          "load_lanes": _load_lanes(lin, env, per_lane, whole),
+                       local_size, extra={"live_private_words": _live_words(walk, knl, env),
+                                          "load_lanes": _load_lanes(walk, lin, env, per_lane,
+                                                                    whole),
                                           "per_lane_lines": lane_lines,
                                           "subgroup_lines": _subgroup_footprint(
                                               knl, every, env, local_size, groups_per_axis,
@@ -837,37 +839,48 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                                           "item_trace": trace})
 
 
-def _live_words(lin: Any, knl: Any, env: Mapping[str, int]) -> float:
+def _private_walk(lin: Any, env: Mapping[str, int]) -> Any:
+    """The liveness walk over *lin* (``gencl.model._liveness.walk``), built once for the live
+    words and the loaded lanes; None without a linearized kernel or where it cannot be built."""
+    from gencl.model._liveness import walk
+
+    if lin is None:
+        return None
+    try:
+        return walk(lin, env)
+    except Exception:  # noqa: BLE001 -- a construct the walk does not read
+        return None
+
+
+def _live_words(walk: Any, knl: Any, env: Mapping[str, int]) -> float:
     """32-bit words of private values one work item keeps live at once
     (``gencl.model._liveness``), the part of its register demand the program states (the
     compiler adds addresses and indices; gencl.model._registers prices the rest). Without a
-    linearized kernel, or where the walk fails: every declared private temporary, whole."""
-    from gencl.model._liveness import live_private_words
-
-    if lin is not None:
+    walk, or where it fails: every declared private temporary, whole."""
+    if walk is not None:
         try:
-            return live_private_words(lin, env)
+            return float(walk.peak())
         except Exception:  # noqa: BLE001 -- a construct the walk does not read: the declared sum
             pass
     return _declared_private_words(knl, env)
 
 
-def _load_lanes(lin: Any, env: Mapping[str, int], per_lane: frozenset[str],
+def _load_lanes(walk: Any, lin: Any, env: Mapping[str, int], per_lane: frozenset[str],
                 whole: Mapping[str, Mapping[str, tuple[int, int, tuple[str, ...]]]]
                 ) -> dict[str, dict[str, float]]:
     """Per global array, the vectors one work item loads by the lanes it reads
-    (``_liveness.load_lanes``), with the vectors of the lane-by-lane instructions the compiler
+    (``_liveness._Walk.load_lanes``), with the vectors of the lane-by-lane instructions the compiler
     loads whole (``_lane_vector_loads``); {} where the walk cannot read the kernel.
 
     The compiler drops the parts of a vector load that nothing reads: box2d9's unstreamed
     ``float8`` rows load their side vectors for one lane each, and the SASS of the H200 suite
     holds one 32-bit load for each of those where the PTX has two 16-byte ones."""
-    from gencl.model._liveness import _trip_count, load_lanes
+    from gencl.model._liveness import _trip_count
 
-    if lin is None:
+    if walk is None:
         return {}
     try:
-        found = load_lanes(lin, env, per_lane)
+        found = walk.load_lanes(per_lane)
     except Exception:  # noqa: BLE001 -- a construct the walk does not read: every lane loaded
         return {}
     hw = {n for n, tags in lin.inames.items() if any(
