@@ -18,6 +18,10 @@ measured request throughput: points with few lines per instruction are bound by 
 issue instead) over the level-1 points, whose lines all hit the first-level cache;
 ``l2_requests_per_s`` the same over the level-2 points, whose every request misses it and is
 served by the next level; ``*_per_cycle_per_cu`` divide by clock × compute units.
+``l2_read_bw_Bps`` is the next level's bandwidth to the first: the bytes the lanes of the level-2
+points read / median time, the best point (at stride 1 every byte of every line a miss brings
+is read, so this is the rate whole lines come at; the model prices a work-group's first-level
+fills by it, ``gencl.model._cache_reuse.first_level_fills``).
 
 The access pattern is the spec's, written once here: work item i, read r, loads e bytes at
 ``r·shift + (i mod LANE_PERIOD)·stride·e + region`` (specs/cache_requests.py imports these):
@@ -97,6 +101,11 @@ def lines_per_instruction(point: Mapping[str, Any], subgroup: int, line_bytes: i
     return float(np.mean([instruction_lines(o, e, line_bytes) for o in offsets]))
 
 
+def bytes_read(point: Mapping[str, Any], sizes: Mapping[str, int]) -> float:
+    """Bytes the lanes of one launch read (every item its ``reads`` elements)."""
+    return float(int(sizes["n"]) * int(point["reads"]) * access_bytes(point))
+
+
 def level(point: Mapping[str, Any]) -> int:
     """The cache level a point's requests are served by (records before level 2 existed: 1)."""
     return int(point.get("level", 1))
@@ -152,6 +161,19 @@ def analyze_cache_requests(records: Sequence[Mapping[str, Any]], device: Mapping
             chars += _best_rate(name, at_level, rates, hz, cus, where, clock_method, what)
         else:
             notes.append(f"no successful level-{lv} measurement")
+    level2 = [r for r in ok if level(r["point"]) == 2]
+    if level2:
+        read = {r["variant_id"]: bytes_read(r["point"], r["sizes"]) / float(r["median_s"])
+                for r in level2}
+        top = max(level2, key=lambda r: read[r["variant_id"]])
+        rel = float(top.get("ci95_s") or 0.0) / float(top["median_s"])
+        best = read[top["variant_id"]]
+        chars.append(Characteristic(
+            "l2_read_bw_Bps", best, "B/s", best * rel,
+            "the next level's bandwidth to the first: max over level-2 points of the bytes "
+            "the lanes read / median time; best point "
+            f"vector_width={top['point'].get('vector_width')}, stride={top['point']['stride']}",
+            (top["variant_id"],)))
     series_keys = sorted({(level(r["point"]), int(r["point"].get("vector_width", 1)))
                           for r in ok})
     x_of = {r["variant_id"]: lines_per_instruction(r["point"], subgroup, line) for r in ok}

@@ -33,6 +33,18 @@ sub-groups fit it: ``hit = min(1, L1 / (resident sub-groups × lines per sub-gro
 L1 the smallest measured cache level, the lines counted exactly per variant
 (``KernelStats.extra["per_lane_lines"]``). The rest go on to the next level, priced at its
 measured request rate (``l2_requests_per_s``, the cache_requests benchmark's level-2 points).
+
+What a work-group brings into the first level (``first_level_fills``). The first level belongs to
+one compute unit, and the work-groups it holds at once are not each other's neighbours (groups
+are handed out across the compute units, and a stencil's neighbour group along y or z is a row
+or a plane of groups away), so every sector a group touches comes from the next level once: its
+tile and its halo, every plane of a 3-D neighbourhood an unstreamed item reads. An unstreamed
+star of radius 4 (star3d_r4, float) in 32×8 groups reads 9 planes of the group's tile and 8 halo
+rows of the centre one: 46 bytes a point from the next level where DRAM moves 8, and it runs at
+the next level's pace (H200: 839–883 µs measured, 731 µs at the level-2 bandwidth, 255 µs at
+DRAM's); 128×1 groups read 8 halo rows a point more (1,012 µs measured, 1,153 µs). Those
+sectors pass the next level as DRAM's bytes pass it, so the slower of the two sets the pace
+(``_predict``).
 """
 
 from __future__ import annotations
@@ -144,6 +156,29 @@ def trace_miss_shares(trace: Mapping[str, Any] | None, resident_items: float, ca
 def trace_load_bytes(trace: Mapping[str, Any]) -> dict[str, float]:
     """Bytes one item's trace loads of each array."""
     return {name: float(sum(a["load"])) * a["bytes"] for name, a in trace["arrays"].items()}
+
+
+def first_level_fills(trace: Mapping[str, Any] | None, sector: int) -> float | None:
+    """Bytes one work-group moves between the first-level cache and the next: the distinct
+    *sector*-byte sectors its items' accesses touch, every item the trace translated by its local
+    ids (loads bring each sector in at its first use, stores write theirs through). It assumes
+    the first level holds what the group touched while the group reads it again (a stream's
+    rows and planes come back within a few iterations); None without a trace."""
+    if not trace or not trace.get("arrays") or not trace.get("length"):
+        return None
+    local = [int(n) for n in trace["local"]]
+    ids = np.indices(local).reshape(len(local), -1)  # the local ids of the group's items
+    sectors = 0
+    for a in trace["arrays"].values():
+        addr = np.asarray(a["addr"], dtype=np.int64)
+        if not len(addr):
+            continue
+        step = np.zeros(len(local), dtype=np.int64)
+        step[:len(a["step"])] = np.asarray(a["step"], dtype=np.int64)[:len(local)]
+        first = (addr[:, None] + (step @ ids)[None, :]).ravel()
+        last = first + int(a["bytes"]) - 1
+        sectors += len(np.union1d(first // sector, last // sector))
+    return float(sectors * sector)
 
 
 def first_level_hit_share(stats: KernelStats, lines_key: str, resident_items: float,

@@ -1,6 +1,7 @@
 """Predicted time of a variant from its statistics and the device's measured characteristics.
 
-time = ‖‖compute, ‖DRAM bandwidth, cache requests, memory latency, local memory‖ₛ‖ₚ,
+time = ‖‖compute, ‖max(DRAM, next-level bandwidth), cache requests, memory latency,
+               local memory‖ₛ‖ₚ,
         work-group dispatch‖_q / load balance + barriers
 
 (the kernel's execution time, START→END as the engine measures it: the launch overhead is a term
@@ -25,6 +26,11 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   buffers launched again and again, as the tuner measures a kernel), the bandwidth is that
   staircase's at the launch's own footprint, every global array together (``dram_bandwidth``):
   12.6 MB of Jacobi arrays stay in a CPU's caches from launch to launch;
+- next-level bandwidth: the sectors each work-group brings into the first-level cache (its tile,
+  its halo rows, a 3-D item's neighbour planes: ``_cache_reuse.first_level_fills``) over the
+  next level's measured bandwidth (``l2_read_bw_Bps``, the cache_requests benchmark's level-2
+  points); DRAM's bytes pass the same level, so the slower of the two is the bandwidth unit of
+  the norm below (none where the profile lacks the figure);
 - cache requests: a sub-group instruction is served one cache line (128 B on GPUs) per request:
   a coalesced float access needs one request per 32 lanes, a float16 per lane (four 16-byte
   instructions, lanes 64 B apart) sixteen per instruction, a lane-by-lane access of a vector
@@ -83,7 +89,8 @@ import numpy as np
 
 from gencl.model._cache_reuse import dram_bytes as reuse_dram_bytes
 from gencl.model._cache_reuse import (
-    first_level_hit_share, live_bytes, miss_shares, reuse_gaps, trace_load_bytes)
+    first_level_fills, first_level_hit_share, live_bytes, miss_shares, reuse_gaps,
+    trace_load_bytes)
 from gencl.model._params import ModelParams
 from gencl.model._registers import resident_items_per_cu, spill_requests
 from gencl.model._stats import Access, KernelStats
@@ -331,6 +338,12 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         dram = useful = held = traffic["global_read_bytes"] + traffic["global_write_bytes"]
     bandwidth = dram_bandwidth(stats, p)
     t_bw = dram / bandwidth
+    # what the work-groups bring into the first level, at the next level's bandwidth
+    # (_cache_reuse.first_level_fills); DRAM's bytes pass the same way: the slower sets the pace
+    fills = first_level_fills(stats.extra.get("item_trace"), p.sector_bytes) \
+        if p.l2_bw and not traffic else None
+    t_l2 = fills * stats.groups / p.l2_bw if fills else 0.0
+    t_stream = max(t_bw, t_l2)
     per_site = [(a, cache_requests(a, stats, p)) for a in stats.accesses if a.space == "global"]
     requests = sum(n for _, n in per_site)
     requests += spill_requests(stats, p)  # per-item memory, served by the same L1
@@ -386,20 +399,22 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         units = overlap((t_ops, overlap(memory, p.overlap_scalar_exponent)), exponent)
         return overlap((units, t_dispatch), p.dispatch_overlap_exponent) / balance + t_sync
 
-    body = combined(t_compute, t_bw, t_req, t_lat, t_local)
+    body = combined(t_compute, t_stream, t_req, t_lat, t_local)
     # the same without the misses: the first_level_reuse criterion's speedup
-    hit_all = combined(t_compute, t_bw, t_req - t_miss, t_lat, t_local) if t_miss else body
+    hit_all = combined(t_compute, t_stream, t_req - t_miss, t_lat, t_local) if t_miss else body
     # the items run in lockstep again (no barrier serializing them): item_serialization
-    lockstep = combined(t_compute / serial, t_bw, t_req, t_lat, t_local) if serial > 1.0 \
+    lockstep = combined(t_compute / serial, t_stream, t_req, t_lat, t_local) if serial > 1.0 \
         else body
     # DRAM bytes were every re-read a cache hit: the dram_reuse criterion
     reuse = min(1.0, held / dram) if dram else 1.0
-    all_held = combined(t_compute, t_bw * reuse, t_req, max(t_little * reuse, t_rounds),
-                        t_local) if reuse < 1.0 else body
+    all_held = combined(t_compute, max(t_bw * reuse, t_l2), t_req,
+                        max(t_little * reuse, t_rounds), t_local) if reuse < 1.0 else body
+    # the groups' halos came at DRAM's pace: the first_level_fills criterion
+    no_halo = combined(t_compute, t_bw, t_req, t_lat, t_local) if t_l2 > t_bw else body
     time_s = body
-    terms = {"compute": t_compute, "memory_bandwidth": t_bw, "cache_requests": t_req,
-             "memory_latency": t_lat, "local_memory": t_local, "dispatch": t_dispatch,
-             "barriers": t_sync, "launch": p.launch_s}
+    terms = {"compute": t_compute, "memory_bandwidth": t_bw, "l2_bandwidth": t_l2,
+             "cache_requests": t_req, "memory_latency": t_lat, "local_memory": t_local,
+             "dispatch": t_dispatch, "barriers": t_sync, "launch": p.launch_s}
     # the launch overhead is shown, not added: the time is the kernel's execution (START→END)
     bottleneck = max((k for k in terms if k != "launch"), key=lambda k: terms[k])
     # the roof: useful work at the peak of the limiting resource
@@ -408,7 +423,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful, local_eff,
                          (hits, body / max(hit_all, 1e-30), gap_misses > lane_misses),
                          (reuse, body / max(all_held, 1e-30)),
-                         (1.0 / serial, body / max(lockstep, 1e-30)))
+                         (1.0 / serial, body / max(lockstep, 1e-30)),
+                         (min(1.0, t_bw / t_l2) if t_l2 else 1.0, body / max(no_halo, 1e-30)))
     return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30),
                       steps=steps)
 
@@ -438,10 +454,10 @@ def _bank_efficiency(stats: KernelStats, p: ModelParams) -> float:
 def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body: float,
               divergence: float, balance: float, conc: float, useful: float,
               local_eff: float, first_level: tuple[float, float, bool],
-              dram_reuse: tuple[float, float],
-              serialization: tuple[float, float]) -> tuple[Criterion, ...]:
+              dram_reuse: tuple[float, float], serialization: tuple[float, float],
+              fills: tuple[float, float]) -> tuple[Criterion, ...]:
     total = max(body, 1e-30)
-    mem_share = max(terms["memory_bandwidth"], terms["memory_latency"],
+    mem_share = max(terms["memory_bandwidth"], terms["l2_bandwidth"], terms["memory_latency"],
                     terms["cache_requests"]) / total
     moved = sum(a.bytes / access_efficiency(a, p) for a in stats.accesses if a.space == "global")
     granularity = min(1.0, useful / moved) if moved else 1.0
@@ -480,6 +496,13 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
                   "data is read again after the cache let it go (a blocked row streamed "
                   "through all its planes before the next row): stream the block's rows "
                   "together, or shorten the stream"),
+        # not one of seed 001's: DRAM's time over the next level's for what the groups bring
+        # into the first level (_cache_reuse.first_level_fills); the speedup is the model's
+        # time were the fills no slower than DRAM's traffic
+        Criterion("first_level_fills", fills[0], fills[1],
+                  "every work-group fetches its halo (neighbour rows, a 3-D item's neighbour "
+                  "planes) from the next level again: stream the outer axis through registers, "
+                  "or make the groups larger along the axes the stencil reaches furthest"),
         # not one of seed 001's: the share of the SIMD lanes a barrier kernel's items fill on a
         # CPU runtime that runs them one at a time across barriers (serial_lanes); the speedup
         # is the model's time with its arithmetic vectorized again

@@ -66,7 +66,7 @@ def test_rate_is_the_best_point():
     s = result.series["bandwidth_l1_requests_vs_lines"]
     assert s["x"] == [1.0, 32.0, 128.0]
     assert s["y"]["float"] == [pytest.approx(2**22 / 1e-4), pytest.approx(2**27 / 1e-3), None]
-    assert "l2_requests_per_s" not in chars
+    assert "l2_requests_per_s" not in chars and "l2_read_bw_Bps" not in chars
     assert result.notes == ("no successful level-2 measurement",)
 
 
@@ -87,6 +87,10 @@ def test_level2_points_give_their_own_rate():
     assert chars["l2_requests_per_s"].variants == ("l2c",)
     assert chars["l2_requests_per_cycle_per_cu"].value == pytest.approx(
         2**22 / 1e-5 / (2e9 * 132))
+    # the next level's bandwidth: bytes the lanes read (n items × 32 reads × 4 B) / time,
+    # the best level-2 point (not the level-1 one, nor the strided level-2 one)
+    assert chars["l2_read_bw_Bps"].value == pytest.approx(n * 32 * 4 / 1e-5)
+    assert chars["l2_read_bw_Bps"].variants == ("l2c",)
     y = result.series["bandwidth_l1_requests_vs_lines"]["y"]
     assert y["float, level 2"] == [pytest.approx(2**22 / 1e-5), pytest.approx(2**27 / 2e-3)]
 
@@ -129,5 +133,5 @@ def test_quick_sweep_on_pocl(engine):
     chars = {c.name: c.value for c in result.characteristics}
     assert {p["level"] for p in points} == {1, 2}
     for name in ("cache_requests_per_s", "cache_requests_per_cycle_per_cu", "l2_requests_per_s",
-                 "l2_requests_per_cycle_per_cu"):
+                 "l2_requests_per_cycle_per_cu", "l2_read_bw_Bps"):
         assert math.isfinite(chars[name]) and chars[name] > 0, name
