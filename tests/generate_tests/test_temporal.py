@@ -124,6 +124,9 @@ def test_programs_it_cannot_take_say_why():
     with pytest.raises(NotTemporal, match="axis 0 must be i plus an offset"):
         temporal_program(transposed, (("b", "a"),), scheme="tile", sweeps=2, workgroup=(32, 4),
                          points=(1, 1))
+    leapfrog = load_spec("tuning/wave3d.py")  # w = 2u − w + …: two time levels
+    with pytest.raises(NotTemporal, match="reads w, the array it writes"):
+        read_temporal_form(leapfrog.program(leapfrog.complete({})), leapfrog.hooks.ping_pong)
     # the knob turns it into a point outside the space, with the reason
     point = jacobi.complete({"boundary": "branch", "temporal": "tile", "sweeps": 2,
                              "temporal_points": (1, 8)})

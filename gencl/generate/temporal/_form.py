@@ -119,6 +119,11 @@ def read_temporal_form(t: lp.TranslationUnit,
         raise NotTemporal(f"no ping-pong pair has the written array {st.output} as its output "
                           "(one launch is not a time step)")
     inp = partners[0]
+    if _subscripts(knl, {st.output}):
+        # a leapfrog step (w = 2u − w + …) keeps a second time level in its output: a scheme's
+        # later sweeps would need the level before theirs, which it does not hold
+        raise NotTemporal(f"the update reads {st.output}, the array it writes (a second time "
+                          "level): the schemes carry one")
     if inp not in st.reads:
         raise NotTemporal(f"{st.output}'s ping-pong input {inp} is not read by the update")
     shape = tuple(str(s) for s in knl.arg_dict[st.output].shape)
