@@ -21,7 +21,15 @@ served by the next level; ``*_per_cycle_per_cu`` divide by clock × compute unit
 ``l2_read_bw_Bps`` is the next level's bandwidth to the first: the bytes the lanes of the level-2
 points read / median time, the best point (at stride 1 every byte of every line a miss brings
 is read, so this is the rate whole lines come at; the model prices a work-group's first-level
-fills by it, ``gencl.model._cache_reuse.first_level_fills``).
+fills by it where the fit below is missing).
+``l2_line_requests_per_s`` and ``l2_sectors_per_s``: the next level's time split between the
+line requests it serves and the sectors it moves, t = requests / R + sectors / S, a non-negative
+least-squares fit of relative error over the level-2 points (requests as counted above; sectors
+the same count at the sector's size: 32 B on a GPU, the line on a CPU). A contiguous float
+instruction is one request of 4 sectors, a float 128 B from the next lane's 32 requests of one
+sector each: the fit tells what a request costs apart from its bytes, which is what a row
+starting 64 bytes into a line pays (two half-line requests for each warp's load instead of one;
+``gencl.model._cache_reuse.first_level_fills``).
 
 The access pattern is the spec's, written once here: work item i, read r, loads e bytes at
 ``r·shift + (i mod LANE_PERIOD)·stride·e + region`` (specs/cache_requests.py imports these):
@@ -51,6 +59,8 @@ ROW_SHIFT_BYTES = 128
 LEVEL2_BYTES = 16 << 20
 #: Widest load one lane issues as one instruction (float4).
 INSTRUCTION_BYTES = 16
+#: The part of a line a GPU's caches move on their own (NVIDIA's sector).
+SECTOR_BYTES = 32
 #: Line size when the device reports none.
 DEFAULT_LINE_BYTES = 128
 
@@ -104,6 +114,27 @@ def lines_per_instruction(point: Mapping[str, Any], subgroup: int, line_bytes: i
 def bytes_read(point: Mapping[str, Any], sizes: Mapping[str, int]) -> float:
     """Bytes the lanes of one launch read (every item its ``reads`` elements)."""
     return float(int(sizes["n"]) * int(point["reads"]) * access_bytes(point))
+
+
+def _request_sector_fit(records: Sequence[Mapping[str, Any]], subgroup: int, line: int,
+                       sector: int) -> tuple[float, float] | None:
+    """(seconds per line request, seconds per sector) of the next level: non-negative least
+    squares of t = requests·a + sectors·b in relative error over *records*; None where the points
+    do not tell the two apart (fewer than two distinct sectors-per-request ratios) or the fit
+    leaves one at zero."""
+    from scipy.optimize import nnls
+
+    rows = []
+    for r in records:
+        t = float(r["median_s"])
+        rows.append((requests_per_launch(r["point"], r["sizes"], subgroup, line) / t,
+                     requests_per_launch(r["point"], r["sizes"], subgroup, sector) / t))
+    if len({round(b / a, 6) for a, b in rows}) < 2:
+        return None
+    (per_request, per_sector), _ = nnls(np.asarray(rows), np.ones(len(rows)))
+    if per_request <= 0 or per_sector <= 0:
+        return None
+    return float(per_request), float(per_sector)
 
 
 def level(point: Mapping[str, Any]) -> int:
@@ -174,6 +205,20 @@ def analyze_cache_requests(records: Sequence[Mapping[str, Any]], device: Mapping
             "the lanes read / median time; best point "
             f"vector_width={top['point'].get('vector_width')}, stride={top['point']['stride']}",
             (top["variant_id"],)))
+        fit = _request_sector_fit(level2, subgroup, line, SECTOR_BYTES if
+                                  str(device.get("device_type", "")).upper() == "GPU" else line)
+        if fit is not None:
+            per_request, per_sector = fit
+            ids = tuple(r["variant_id"] for r in level2)
+            how = ("non-negative least squares of relative error over the level-2 points: "
+                   "median time = line requests / R + sectors / S")
+            chars += [Characteristic("l2_line_requests_per_s", 1.0 / per_request, "requests/s",
+                                     method=f"R: {how}", variants=ids),
+                      Characteristic("l2_sectors_per_s", 1.0 / per_sector, "sectors/s",
+                                     method=f"S: {how}", variants=ids)]
+        else:
+            notes.append("level 2: the points do not split requests from sectors (fewer than "
+                         "two sectors-per-request ratios, or a fit with one cost at zero)")
     series_keys = sorted({(level(r["point"]), int(r["point"].get("vector_width", 1)))
                           for r in ok})
     x_of = {r["variant_id"]: lines_per_instruction(r["point"], subgroup, line) for r in ok}

@@ -41,10 +41,12 @@ or a plane of groups away), so every sector a group touches comes from the next 
 tile and its halo, every plane of a 3-D neighbourhood an unstreamed item reads. An unstreamed
 star of radius 4 (star3d_r4, float) in 32×8 groups reads 9 planes of the group's tile and 8 halo
 rows of the centre one: 46 bytes a point from the next level where DRAM moves 8, and it runs at
-the next level's pace (H200: 839–883 µs measured, 731 µs at the level-2 bandwidth, 255 µs at
-DRAM's); 128×1 groups read 8 halo rows a point more (1,012 µs measured, 1,153 µs). Those
-sectors pass the next level as DRAM's bytes pass it, so the slower of the two sets the pace
-(``_predict``).
+the next level's pace (H200: 839–883 µs measured; 715 µs for its line requests and sectors at
+the level-2 rates, 255 µs at DRAM's bandwidth); 128×1 groups read 8 halo rows a point more
+(1,012 µs measured, 1,089–1,100 µs). Those sectors pass the next level as DRAM's bytes pass
+it, so the slower of the two sets the pace (``_predict``). A request costs apart from its
+sectors: a row that starts 64 bytes into a 128-byte line is two half-line requests for each
+warp's load, where an aligned row's is one (docs/tuning.md: what such rows cost on an H100).
 """
 
 from __future__ import annotations
@@ -158,27 +160,58 @@ def trace_load_bytes(trace: Mapping[str, Any]) -> dict[str, float]:
     return {name: float(sum(a["load"])) * a["bytes"] for name, a in trace["arrays"].items()}
 
 
-def first_level_fills(trace: Mapping[str, Any] | None, sector: int) -> float | None:
-    """Bytes one work-group moves between the first-level cache and the next: the distinct
-    *sector*-byte sectors its items' accesses touch, every item the trace translated by its local
-    ids (loads bring each sector in at its first use, stores write theirs through). It assumes
-    the first level holds what the group touched while the group reads it again (a stream's
-    rows and planes come back within a few iterations); None without a trace."""
+def first_level_fills(trace: Mapping[str, Any] | None, *, line: int, sector: int,
+                      subgroup: int) -> tuple[float, float] | None:
+    """(line requests, bytes) one work-group makes of the next level: its items' trace
+    translated by each item's local ids, the items in sub-groups of *subgroup* consecutive
+    linear local ids (axis 0 fastest), each trace position of an array one sub-group
+    instruction (a vector's components share one).
+
+    Bytes: the distinct *sector*-byte sectors the group touches (loads bring each in at its first
+    use, stores write theirs through). Requests: each sub-group instruction asks once for every
+    *line* holding a sector no earlier instruction of the group brought in; the sub-groups of
+    one instruction run together, so two that need different sectors of a line ask twice (a row
+    64 bytes into a 128-byte line: each warp's load is two half-line requests, an aligned row's
+    one). It assumes the first level holds what the group touched while the group reads it again
+    (a stream's rows and planes come back within a few iterations); None without a trace."""
     if not trace or not trace.get("arrays") or not trace.get("length"):
         return None
     local = [int(n) for n in trace["local"]]
-    ids = np.indices(local).reshape(len(local), -1)  # the local ids of the group's items
-    sectors = 0
+    ids = np.indices(local).reshape(len(local), -1, order="F")  # linear local id order
+    lanes = max(1, min(subgroup, ids.shape[1]))
+    groups_of = ids.shape[1] // lanes  # whole sub-groups (a group is a multiple of the warp)
+    per_line = max(1, line // sector)
+    requests = sectors = 0
     for a in trace["arrays"].values():
         addr = np.asarray(a["addr"], dtype=np.int64)
         if not len(addr):
             continue
         step = np.zeros(len(local), dtype=np.int64)
         step[:len(a["step"])] = np.asarray(a["step"], dtype=np.int64)[:len(local)]
-        first = (addr[:, None] + (step @ ids)[None, :]).ravel()
-        last = first + int(a["bytes"]) - 1
-        sectors += len(np.union1d(first // sector, last // sector))
-    return float(sectors * sector)
+        offsets = (step @ ids)[:groups_of * lanes].reshape(groups_of, lanes)
+        # instructions (trace positions) × their components, padded with the last component
+        _, inst, count = np.unique(np.asarray(a["pos"]), return_inverse=True, return_counts=True)
+        by_inst = addr[np.argsort(inst, kind="stable")]
+        starts = np.concatenate([[0], np.cumsum(count)[:-1]])
+        width = int(count.max())
+        table = by_inst[starts[:, None] + np.minimum(np.arange(width)[None, :],
+                                                     (count - 1)[:, None])]
+        first = table[:, None, None, :] + offsets[None, :, :, None]
+        touched = np.concatenate([first // sector, (first + int(a["bytes"]) - 1) // sector],
+                                 axis=3).reshape(len(count), groups_of, -1)
+        flat = touched.ravel()
+        _, where, inverse = np.unique(flat, return_index=True, return_inverse=True)
+        sectors += len(where)
+        # a sector is new in the instruction that touches it first (flat order is
+        # instruction-major), in each of its sub-groups that touch it there
+        per_inst = touched.shape[1] * touched.shape[2]
+        new = (where // per_inst)[inverse.ravel()] == np.arange(flat.size) // per_inst
+        wanted = np.where(new, flat // per_line, -1).reshape(-1, touched.shape[2])
+        wanted.sort(axis=1)
+        distinct = ((np.diff(wanted, axis=1) != 0) & (wanted[:, 1:] >= 0)).sum(axis=1) \
+            + (wanted[:, 0] >= 0)
+        requests += int(distinct.sum())
+    return float(requests), float(sectors * sector)
 
 
 def first_level_hit_share(stats: KernelStats, lines_key: str, resident_items: float,

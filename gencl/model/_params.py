@@ -75,9 +75,14 @@ class ModelParams:
     # benchmark, level 2); 0: not priced apart
     l2_requests_per_s: float = 0.0
     # bytes/s the next level delivers to the first (cache_requests benchmark, level 2: whole
-    # lines); a work-group's first-level fills are priced by it (memory bandwidth term);
-    # 0: not measured, not priced
+    # lines); a work-group's first-level fills are priced by it where the split below is
+    # missing; 0: not measured, not priced
     l2_bw: float = 0.0
+    # the next level's line requests and sectors per second (the same points' fit: t =
+    # requests / R + sectors / S): a work-group's fills priced by both (a half-line request
+    # costs a request); 0: not measured
+    l2_line_requests_per_s: float = 0.0
+    l2_sectors_per_s: float = 0.0
     # how the concurrent terms combine: (Σ termᵖ)^(1/p), scalar and vector-typed code (alu_fetch's
     # overlap fit); ∞ where not measured: the slowest term alone (a roofline's max)
     overlap_scalar_exponent: float = math.inf
@@ -223,6 +228,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         l2_requests_per_s=get("l2_requests_per_s", get("cache_requests_per_s", clock * cus)),
         # nominal: none (the fills are not priced; DRAM's bandwidth alone)
         l2_bw=get("l2_read_bw_Bps", 0.0),
+        l2_line_requests_per_s=get("l2_line_requests_per_s", 0.0),
+        l2_sectors_per_s=get("l2_sectors_per_s", 0.0),
         # nominal: no overlap measured, the slowest term alone
         overlap_scalar_exponent=get("overlap_scalar_exponent", math.inf),
         overlap_vector_exponent=get("overlap_vector_exponent", math.inf),
@@ -241,7 +248,7 @@ TERM_SOURCES: dict[str, tuple[str, ...]] = {
     "compute": ("sp_madd_peak_flops", "dp_peak_flops", "int_peak_ops", "native_sf_peak_ops",
                 "sp_ridge_work_items", "registers_per_block"),
     "memory_bandwidth": ("copy_bw_Bps", "cache_levels"),
-    "l2_bandwidth": ("l2_read_bw_Bps",),
+    "l2_bandwidth": ("l2_line_requests_per_s", "l2_sectors_per_s", "l2_read_bw_Bps"),
     "cache_requests": ("cache_requests_per_s", "l2_requests_per_s"),
     "memory_latency": ("global_latency_cycles", "registers_per_block", "cache_levels"),
     "local_memory": ("local_bw_Bps",),

@@ -26,11 +26,13 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   buffers launched again and again, as the tuner measures a kernel), the bandwidth is that
   staircase's at the launch's own footprint, every global array together (``dram_bandwidth``):
   12.6 MB of Jacobi arrays stay in a CPU's caches from launch to launch;
-- next-level bandwidth: the sectors each work-group brings into the first-level cache (its tile,
-  its halo rows, a 3-D item's neighbour planes: ``_cache_reuse.first_level_fills``) over the
-  next level's measured bandwidth (``l2_read_bw_Bps``, the cache_requests benchmark's level-2
-  points); DRAM's bytes pass the same level, so the slower of the two is the bandwidth unit of
-  the norm below (none where the profile lacks the figure);
+- next-level bandwidth: what each work-group brings into the first-level cache (its tile, its
+  halo rows, a 3-D item's neighbour planes: ``_cache_reuse.first_level_fills``), its line
+  requests and its sectors each at the next level's measured rate (``l2_line_requests_per_s``,
+  ``l2_sectors_per_s``: the cache_requests benchmark's level-2 points; a row 64 bytes into a
+  128-byte line asks twice per warp load), or its bytes at ``l2_read_bw_Bps`` where only that
+  was measured; DRAM's bytes pass the same level, so the slower of the two is the bandwidth
+  unit of the norm below (none where the profile lacks the figures);
 - cache requests: a sub-group instruction is served one cache line (128 B on GPUs) per request:
   a coalesced float access needs one request per 32 lanes, a float16 per lane (four 16-byte
   instructions, lanes 64 B apart) sixteen per instruction, a lane-by-lane access of a vector
@@ -290,6 +292,27 @@ def issued_chunk_share(stats: KernelStats, a: Access, chunk: int) -> float:
     return issued / whole if whole else 1.0
 
 
+def next_level_time(stats: KernelStats, p: ModelParams) -> float:
+    """Time the next level takes to serve what the work-groups bring into the first
+    (``_cache_reuse.first_level_fills``): their line requests and sectors at the measured
+    rates of each, or their bytes at its bandwidth where only that was measured; 0 without
+    either or without a trace. DRAM's bytes pass the same level: the caller joins the two by
+    the slower."""
+    if not (p.l2_sectors_per_s and p.l2_line_requests_per_s) and not p.l2_bw:
+        return 0.0
+    fills = first_level_fills(stats.extra.get("item_trace"), line=p.request_line_bytes,
+                              sector=p.sector_bytes, subgroup=p.subgroup_size)
+    if fills is None:
+        return 0.0
+    requests, moved = fills
+    if p.l2_sectors_per_s and p.l2_line_requests_per_s:
+        per_group = requests / p.l2_line_requests_per_s \
+            + moved / p.sector_bytes / p.l2_sectors_per_s
+    else:
+        per_group = moved / p.l2_bw
+    return per_group * stats.groups
+
+
 def round_latency(stats: KernelStats, p: ModelParams, dram: float) -> float:
     """Mean latency of one load round: the share of the item's global bytes that come from
     DRAM (the model's DRAM bytes over loopy's) at the DRAM latency, the rest at the largest
@@ -338,11 +361,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         dram = useful = held = traffic["global_read_bytes"] + traffic["global_write_bytes"]
     bandwidth = dram_bandwidth(stats, p)
     t_bw = dram / bandwidth
-    # what the work-groups bring into the first level, at the next level's bandwidth
-    # (_cache_reuse.first_level_fills); DRAM's bytes pass the same way: the slower sets the pace
-    fills = first_level_fills(stats.extra.get("item_trace"), p.sector_bytes) \
-        if p.l2_bw and not traffic else None
-    t_l2 = fills * stats.groups / p.l2_bw if fills else 0.0
+    t_l2 = next_level_time(stats, p) if not traffic else 0.0
     t_stream = max(t_bw, t_l2)
     per_site = [(a, cache_requests(a, stats, p)) for a in stats.accesses if a.space == "global"]
     requests = sum(n for _, n in per_site)

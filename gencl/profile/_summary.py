@@ -61,6 +61,8 @@ MEASURED_KEYS: dict[str, str] = {
     "l2_requests_per_s": "requests/s",
     "l2_requests_per_cycle_per_cu": "requests/cycle",
     "l2_read_bw_Bps": "B/s",
+    "l2_line_requests_per_s": "requests/s",
+    "l2_sectors_per_s": "sectors/s",
     "barrier_phase_s": "s",
     "barrier_phase_s_per_item": "s/item",
     "barrier_phase_cycles": "cycles",

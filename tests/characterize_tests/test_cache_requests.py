@@ -95,6 +95,25 @@ def test_level2_points_give_their_own_rate():
     assert y["float, level 2"] == [pytest.approx(2**22 / 1e-5), pytest.approx(2**27 / 2e-3)]
 
 
+def test_level2_time_splits_into_requests_and_sectors():
+    """Times made from a request cost a and a sector cost b (float at lane strides 1, 8 and 32:
+    1, 8 and 32 lines of 4, 4 and 1 sectors a warp load) give back 1/a and 1/b; points of one
+    sectors-per-request ratio alone cannot tell them apart."""
+    n, a, b = 1 << 22, 4e-12, 2e-12
+    loads = n * 32 / 32  # warp loads: n items × 32 reads / 32 lanes
+    recs = [record(point(1, 1, level=2), {"n": n}, loads * (1 * a + 4 * b), vid="s1"),
+            record(point(1, 8, level=2), {"n": n}, loads * (8 * a + 32 * b), vid="s8"),
+            record(point(1, 32, level=2), {"n": n}, loads * (32 * a + 32 * b), vid="s32")]
+    device = {**DEVICE, "global_cacheline_bytes": 128, "device_type": "GPU"}
+    chars = {c.name: c.value
+             for c in get_analysis("cache_requests")(recs, device, 2e9).characteristics}
+    assert chars["l2_line_requests_per_s"] == pytest.approx(1 / a)
+    assert chars["l2_sectors_per_s"] == pytest.approx(1 / b)
+    one = get_analysis("cache_requests")(recs[2:], device, 2e9)
+    assert "l2_sectors_per_s" not in {c.name for c in one.characteristics}
+    assert any("do not split requests from sectors" in note for note in one.notes)
+
+
 def test_level2_warps_read_disjoint_lines():
     """At level 2 no warp reads a line twice and the warps one compute unit holds at once read
     different regions, so every request misses the first level (the spec's address formula)."""

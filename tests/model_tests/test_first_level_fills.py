@@ -1,6 +1,7 @@
 """What a work-group brings into the first-level cache, against closed forms on the real
 generator's laplace3d (a 7-point star: the group's tile, its halo rows and its neighbour planes,
-each sector once), and how the next level's measured bandwidth prices it."""
+each sector once; a line request for each warp load that needs a new sector) and on a row that
+starts 64 bytes into a line, and how the next level's measured rates price it."""
 
 from __future__ import annotations
 
@@ -23,51 +24,72 @@ def _laplace3d(**point):
     return compute_stats(transform_program(spec, spec.complete(point)), SIZES, subgroup_size=32)
 
 
-@pytest.mark.parametrize("point, sectors", [
-    # 32×4 items: the planes above and below, 4 rows of 4 sectors each (32); the centre plane,
-    # its 4 rows and the halo rows above and below (24), and beside each centre row the sector
-    # its west and its east neighbour reach into (8); the stored rows (16)
-    ({"workgroup": [32, 4, 1]}, 32 + 24 + 8 + 16),
+@pytest.mark.parametrize("point, sectors, requests", [
+    # 32×4 items, a warp a row: the planes above and below, 4 rows of 4 sectors each (32); the
+    # centre plane, its 4 rows and the halo rows above and below (24), and beside each centre row
+    # the sector its west and its east neighbour reach into (8); the stored rows (16). Requests:
+    # 4 lines a plane above and below, 4 centre lines, 4 + 4 side lines, 1 + 1 halo rows, 4 stored
+    ({"workgroup": [32, 4, 1]}, 32 + 24 + 8 + 16, 8 + 4 + 8 + 2 + 4),
     # 128×1: one row of 16 sectors in each plane above and below (32), three in the centre plane
-    # (48) and its two side sectors, the stored row (16): more halo for as many items
-    ({"workgroup": [128, 1, 1]}, 32 + 48 + 2 + 16),
+    # (48) and its two side sectors, the stored row (16): more halo for as many items; requests:
+    # 4 warps × (planes 2, centre 1, halo rows 2, stored 1) and the two side lines of the ends
+    ({"workgroup": [128, 1, 1]}, 32 + 48 + 2 + 16, 4 * 6 + 2),
     # streamed through 4 planes: 6 planes of the tile (96), each centre plane's halo rows (4 × 8)
-    # and side sectors (4 × 8), 4 stored tiles (64): each plane read once, not 3 times
-    ({"workgroup": [32, 4, 1], "stream_k": 4}, 96 + 32 + 32 + 64),
+    # and side sectors (4 × 8), 4 stored tiles (64): each plane read once, not 3 times; requests:
+    # 6 planes × 4 warps, 4 centre planes × (8 side lines + 2 halo rows), 4 × 4 stored
+    ({"workgroup": [32, 4, 1], "stream_k": 4}, 96 + 32 + 32 + 64, 24 + 40 + 16),
     # float4, 32×4 items = 128 × 4 points: the planes above and below (2 × 64), the centre
-    # plane's 6 rows (96), one side vector's sector beside each centre row (8), stores (64)
-    ({"workgroup": [32, 4, 1], "vector_width": 4}, 128 + 96 + 8 + 64),
+    # plane's 6 rows (96), one side vector's sector beside each centre row (8), stores (64);
+    # a warp's row is 4 lines
+    ({"workgroup": [32, 4, 1], "vector_width": 4}, 128 + 96 + 8 + 64, 32 + 16 + 8 + 8 + 16),
 ])
-def test_a_group_brings_its_tile_halo_and_planes_in_once(point, sectors):
-    """Rows are 640 bytes apart (128 points padded to 160) and start on a 32-byte sector, so a
-    row of 32 floats is 4 sectors and the west and east neighbours of its ends reach one sector
-    beyond each."""
+def test_a_group_brings_its_tile_halo_and_planes_in_once(point, sectors, requests):
+    """Rows are 640 bytes apart (128 points padded to 160) and start on a 128-byte line, so a
+    row of 32 floats is one line of 4 sectors and the west and east neighbours of its ends reach
+    one sector beyond each."""
     stats = _laplace3d(**point)
-    assert first_level_fills(stats.extra["item_trace"], 32) == sectors * 32
+    assert first_level_fills(stats.extra["item_trace"], line=128, sector=32, subgroup=32) == \
+        (requests, sectors * 32)
+
+
+def test_a_row_off_the_line_asks_twice_per_warp():
+    """Two warps load a float row: starting on a 128-byte line, one line each (2 requests of 4
+    sectors); starting 64 bytes in, each warp's 128 bytes are two half lines (4 requests) for
+    the same 8 sectors: the second warp needs other sectors of the line the first asks for."""
+    def row(start):
+        return {"arrays": {"u": {"pos": [0], "addr": [start], "load": [True], "bytes": 4,
+                                 "step": [4]}}, "length": 1, "local": [64]}
+
+    assert first_level_fills(row(0), line=128, sector=32, subgroup=32) == (2, 256)
+    assert first_level_fills(row(64), line=128, sector=32, subgroup=32) == (4, 256)
 
 
 def test_no_trace_no_fills():
-    assert first_level_fills(None, 32) is None
-    assert first_level_fills({"arrays": {}, "length": 0, "local": [32]}, 32) is None
+    assert first_level_fills(None, line=128, sector=32, subgroup=32) is None
+    empty = {"arrays": {}, "length": 0, "local": [32]}
+    assert first_level_fills(empty, line=128, sector=32, subgroup=32) is None
 
 
-def test_the_next_levels_bandwidth_prices_the_fills_where_it_is_slower_than_drams():
-    """terms["l2_bandwidth"] = fills × groups / l2_read_bw_Bps. Where DRAM is slower the time is
-    the same as without the figure (DRAM's bytes pass the same level: the slower sets the pace);
-    where the next level is far slower the time is its term, its bottleneck, and the
-    first_level_fills criterion offers the time at DRAM's pace."""
+def test_the_next_levels_rates_price_the_fills_where_they_are_slower_than_drams():
+    """terms["l2_bandwidth"] = groups × (requests / l2_line_requests_per_s + sectors /
+    l2_sectors_per_s), or groups × bytes / l2_read_bw_Bps where only that was measured. Where
+    DRAM is slower the time is the same as without the figures (DRAM's bytes pass the same
+    level: the slower sets the pace); where the next level is far slower the time is its term,
+    its bottleneck, and the first_level_fills criterion offers the time at DRAM's pace."""
     stats = _laplace3d(workgroup=[128, 1, 1])
-    fills = first_level_fills(stats.extra["item_trace"], 32)
+    requests, moved = first_level_fills(stats.extra["item_trace"], line=128, sector=32,
+                                        subgroup=32)
     base = {"copy_bw_Bps": 1e12, "cache_requests_per_s": 1e15, "group_dispatch_s": 1e-15,
             "global_latency_cycles": 1.0}
     bare = predict(stats, params_from(base, GPU))
     assert bare.terms["l2_bandwidth"] == 0.0
     fast = predict(stats, params_from({**base, "l2_read_bw_Bps": 1e15}, GPU))
-    assert fast.terms["l2_bandwidth"] == pytest.approx(fills * stats.groups / 1e15)
+    assert fast.terms["l2_bandwidth"] == pytest.approx(moved * stats.groups / 1e15)
     assert fast.terms["l2_bandwidth"] < fast.terms["memory_bandwidth"]
     assert fast.time_s == pytest.approx(bare.time_s)
-    slow = predict(stats, params_from({**base, "l2_read_bw_Bps": 1e9}, GPU))
-    t_l2 = fills * stats.groups / 1e9
+    split = {"l2_line_requests_per_s": 2e7, "l2_sectors_per_s": 4e7, "l2_read_bw_Bps": 1e15}
+    slow = predict(stats, params_from({**base, **split}, GPU))
+    t_l2 = stats.groups * (requests / 2e7 + moved / 32 / 4e7)  # the split, not the bandwidth
     assert slow.terms["l2_bandwidth"] == pytest.approx(t_l2)
     assert slow.bottleneck == "l2_bandwidth"
     assert slow.time_s == pytest.approx(t_l2, rel=1e-3)
@@ -77,9 +99,13 @@ def test_the_next_levels_bandwidth_prices_the_fills_where_it_is_slower_than_dram
     assert {c.name: c for c in fast.criteria}["first_level_fills"].speedup == 1.0
 
 
-def test_without_the_figure_the_fills_are_not_priced_and_explain_says_so():
+def test_without_the_figures_the_fills_are_not_priced_and_explain_says_so():
     p = params_from({}, GPU)
     assert p.l2_bw == 0.0 and p.sources["l2_read_bw_Bps"] == "nominal"
-    assert "l2_read_bw_Bps" in nominal_inputs("l2_bandwidth", p)
-    measured = params_from({"l2_read_bw_Bps": 8e12}, GPU)
-    assert measured.l2_bw == 8e12 and nominal_inputs("l2_bandwidth", measured) == []
+    assert p.l2_line_requests_per_s == p.l2_sectors_per_s == 0.0
+    assert {"l2_read_bw_Bps", "l2_line_requests_per_s", "l2_sectors_per_s"} <= \
+        set(nominal_inputs("l2_bandwidth", p))
+    measured = params_from({"l2_read_bw_Bps": 8e12, "l2_line_requests_per_s": 2.8e11,
+                            "l2_sectors_per_s": 3.8e11}, GPU)
+    assert measured.l2_bw == 8e12 and measured.l2_sectors_per_s == 3.8e11
+    assert nominal_inputs("l2_bandwidth", measured) == []
