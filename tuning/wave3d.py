@@ -13,8 +13,9 @@ pad elements on each side so interior rows start aligned.
 No knobs are declared: gencl derives the space from the program
 (``gencl space wave3d --list``). It was written and measured after the 2026-11-26 rule that
 prices what each work-group brings into the first level (``gencl.model._cache_reuse``
-``first_level_fills``) was set: predicted, not fitted (``tuning/model_developed_on.json`` does
-not name it).
+``first_level_fills``) was set, and predicted once; its errors then led to pricing the next
+level's line requests apart from its sectors, so it is developed on since
+(``tuning/model_developed_on.json``).
 """
 
 import loopy as lp
