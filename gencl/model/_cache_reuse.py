@@ -179,7 +179,7 @@ def first_level_fills(trace: Mapping[str, Any] | None, *, line: int, sector: int
     local = [int(n) for n in trace["local"]]
     ids = np.indices(local).reshape(len(local), -1, order="F")  # linear local id order
     lanes = max(1, min(subgroup, ids.shape[1]))
-    groups_of = ids.shape[1] // lanes  # whole sub-groups (a group is a multiple of the warp)
+    subgroups = ids.shape[1] // lanes  # whole sub-groups (a group is a multiple of the warp)
     per_line = max(1, line // sector)
     requests = sectors = 0
     for a in trace["arrays"].values():
@@ -188,7 +188,7 @@ def first_level_fills(trace: Mapping[str, Any] | None, *, line: int, sector: int
             continue
         step = np.zeros(len(local), dtype=np.int64)
         step[:len(a["step"])] = np.asarray(a["step"], dtype=np.int64)[:len(local)]
-        offsets = (step @ ids)[:groups_of * lanes].reshape(groups_of, lanes)
+        offsets = (step @ ids)[:subgroups * lanes].reshape(subgroups, lanes)
         # instructions (trace positions) × their components, padded with the last component
         _, inst, count = np.unique(np.asarray(a["pos"]), return_inverse=True, return_counts=True)
         by_inst = addr[np.argsort(inst, kind="stable")]
@@ -198,7 +198,7 @@ def first_level_fills(trace: Mapping[str, Any] | None, *, line: int, sector: int
                                                      (count - 1)[:, None])]
         first = table[:, None, None, :] + offsets[None, :, :, None]
         touched = np.concatenate([first // sector, (first + int(a["bytes"]) - 1) // sector],
-                                 axis=3).reshape(len(count), groups_of, -1)
+                                 axis=3).reshape(len(count), subgroups, -1)
         flat = touched.ravel()
         _, where, inverse = np.unique(flat, return_index=True, return_inverse=True)
         sectors += len(where)

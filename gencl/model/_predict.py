@@ -521,7 +521,8 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
         Criterion("first_level_fills", fills[0], fills[1],
                   "every work-group fetches its halo (neighbour rows, a 3-D item's neighbour "
                   "planes) from the next level again: stream the outer axis through registers, "
-                  "or make the groups larger along the axes the stencil reaches furthest"),
+                  "or make the groups larger along the axes the stencil reaches furthest; rows "
+                  "that do not start on a cache line ask for each warp's load twice: pad them"),
         # not one of seed 001's: the share of the SIMD lanes a barrier kernel's items fill on a
         # CPU runtime that runs them one at a time across barriers (serial_lanes); the speedup
         # is the model's time with its arithmetic vectorized again
