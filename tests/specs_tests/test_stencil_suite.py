@@ -23,7 +23,7 @@ from gencl.measure._engine import check_assumptions
 from gencl.spec import load_spec
 
 SUITE = ("laplace3d", "star3d_r4", "box3d27", "box2d9", "vardiff3d", "star2d_r2", "advect3d",
-         "aniso2d", "mehrstellen3d", "wave3d")
+         "aniso2d", "mehrstellen3d", "wave3d", "biharm2d")
 #: largest tile volume run at whole-tile sizes (keeps the numpy reference cheap)
 MAX_POINTS = 1 << 20
 
