@@ -27,9 +27,9 @@ line requests it serves and the sectors it moves, t = requests / R + sectors / S
 least-squares fit of relative error over the level-2 points (requests as counted above; sectors
 the same count at the sector's size: 32 B on a GPU, the line on a CPU). A contiguous float
 instruction is one request of 4 sectors, a float 128 B from the next lane's 32 requests of one
-sector each: the fit tells what a request costs apart from its bytes, which is what a row
-starting 64 bytes into a line pays (two half-line requests for each warp's load instead of one;
-``gencl.model._cache_reuse.first_level_fills``).
+sector each: the fit tells what a request costs apart from its bytes, which is what a halo's
+side sector or a row starting 64 bytes into a line pays (two half-line requests for each warp's
+load instead of one; ``gencl.model._cache_reuse.first_level_fills``).
 
 The access pattern is the spec's, written once here: work item i, read r, loads e bytes at
 ``r·shift + (i mod LANE_PERIOD)·stride·e + region`` (specs/cache_requests.py imports these):

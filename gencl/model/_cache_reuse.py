@@ -45,8 +45,12 @@ the next level's pace (H200: 839–883 µs measured; 715 µs for its line reques
 the level-2 rates, 255 µs at DRAM's bandwidth); 128×1 groups read 8 halo rows a point more
 (1,012 µs measured, 1,089–1,100 µs). Those sectors pass the next level as DRAM's bytes pass
 it, so the slower of the two sets the pace (``_predict``). A request costs apart from its
-sectors: a row that starts 64 bytes into a 128-byte line is two half-line requests for each
-warp's load, where an aligned row's is one (docs/tuning.md: what such rows cost on an H100).
+sectors: a halo's side sector is a request of its own, and a row that starts 64 bytes into a
+128-byte line is two half-line requests for each warp's load where an aligned row's is one.
+The item trace keeps addresses relative to the item's lowest access (``_stats._item_trace``),
+and the group is laid out from it, so a row is priced as if the group's first row started on
+a line: the suite's rows, 64 bytes in, cost more than priced (docs/tuning.md, what such rows
+cost on an H100). Pricing that needs each array's own offset in the trace.
 """
 
 from __future__ import annotations
@@ -172,8 +176,11 @@ def first_level_fills(trace: Mapping[str, Any] | None, *, line: int, sector: int
     *line* holding a sector no earlier instruction of the group brought in; the sub-groups of
     one instruction run together, so two that need different sectors of a line ask twice (a row
     64 bytes into a 128-byte line: each warp's load is two half-line requests, an aligned row's
-    one). It assumes the first level holds what the group touched while the group reads it again
-    (a stream's rows and planes come back within a few iterations); None without a trace."""
+    one). The group's first item reads the trace's addresses as they stand (``_stats`` keeps
+    them relative to the item's lowest access: its rows start on a line here whatever the
+    array's offset). It assumes the first level holds what the group touched while the group
+    reads it again (a stream's rows and planes come back within a few iterations); None
+    without a trace."""
     if not trace or not trace.get("arrays") or not trace.get("length"):
         return None
     local = [int(n) for n in trace["local"]]

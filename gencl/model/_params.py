@@ -79,8 +79,8 @@ class ModelParams:
     # missing; 0: not measured, not priced
     l2_bw: float = 0.0
     # the next level's line requests and sectors per second (the same points' fit: t =
-    # requests / R + sectors / S): a work-group's fills priced by both (a half-line request
-    # costs a request); 0: not measured
+    # requests / R + sectors / S): a work-group's fills priced by both (a halo's side sector
+    # costs a request of its own); 0: not measured
     l2_line_requests_per_s: float = 0.0
     l2_sectors_per_s: float = 0.0
     # how the concurrent terms combine: (Σ termᵖ)^(1/p), scalar and vector-typed code (alu_fetch's

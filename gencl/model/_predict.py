@@ -29,8 +29,8 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
 - next-level bandwidth: what each work-group brings into the first-level cache (its tile, its
   halo rows, a 3-D item's neighbour planes: ``_cache_reuse.first_level_fills``), its line
   requests and its sectors each at the next level's measured rate (``l2_line_requests_per_s``,
-  ``l2_sectors_per_s``: the cache_requests benchmark's level-2 points; a row 64 bytes into a
-  128-byte line asks twice per warp load), or its bytes at ``l2_read_bw_Bps`` where only that
+  ``l2_sectors_per_s``: the cache_requests benchmark's level-2 points; a halo's side sector is
+  a request of its own), or its bytes at ``l2_read_bw_Bps`` where only that
   was measured; DRAM's bytes pass the same level, so the slower of the two is the bandwidth
   unit of the norm below (none where the profile lacks the figures);
 - cache requests: a sub-group instruction is served one cache line (128 B on GPUs) per request:
@@ -521,8 +521,7 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
         Criterion("first_level_fills", fills[0], fills[1],
                   "every work-group fetches its halo (neighbour rows, a 3-D item's neighbour "
                   "planes) from the next level again: stream the outer axis through registers, "
-                  "or make the groups larger along the axes the stencil reaches furthest; rows "
-                  "that do not start on a cache line ask for each warp's load twice: pad them"),
+                  "or make the groups larger along the axes the stencil reaches furthest"),
         # not one of seed 001's: the share of the SIMD lanes a barrier kernel's items fill on a
         # CPU runtime that runs them one at a time across barriers (serial_lanes); the speedup
         # is the model's time with its arithmetic vectorized again

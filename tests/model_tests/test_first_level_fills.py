@@ -44,9 +44,11 @@ def _laplace3d(**point):
     ({"workgroup": [32, 4, 1], "vector_width": 4}, 128 + 96 + 8 + 64, 32 + 16 + 8 + 8 + 16),
 ])
 def test_a_group_brings_its_tile_halo_and_planes_in_once(point, sectors, requests):
-    """Rows are 640 bytes apart (128 points padded to 160) and start on a 128-byte line, so a
-    row of 32 floats is one line of 4 sectors and the west and east neighbours of its ends reach
-    one sector beyond each."""
+    """Rows are 640 bytes apart (128 points padded to 160). The trace's addresses are relative to
+    the item's lowest access (the plane below's centre), so the group's first row starts on a
+    128-byte line in it: a row of 32 floats is one line of 4 sectors and the west and east
+    neighbours of its ends reach one sector beyond each. (The buffer's rows start 64 bytes into
+    a line: the trace does not keep that.)"""
     stats = _laplace3d(**point)
     assert first_level_fills(stats.extra["item_trace"], line=128, sector=32, subgroup=32) == \
         (requests, sectors * 32)
