@@ -16,7 +16,7 @@ It was written and measured after the 2026-11-26 next-level rules (``gencl.model
 import loopy as lp
 import numpy as np
 
-from gencl.spec import ApplicationHooks, BenchmarkSpec
+from gencl.spec.stencil_step import stencil_step_spec
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 R = 2  # radius
@@ -151,29 +151,8 @@ def verify_sizes(point, device):
     return {"ny": 37, "nx": 96}
 
 
-def compulsory_bytes(point, sizes):
-    """Read u once, write u_new once per interior point."""
-    return 2 * np.dtype(DTYPES[point["dtype"]]).itemsize * sizes["ny"] * sizes["nx"]
-
-
-def points(point, sizes):
-    return sizes["ny"] * sizes["nx"]
-
-
-SPEC = BenchmarkSpec(
-    name="biharm2d",
-    description=__doc__.strip().splitlines()[0],
-    program=program,
-    params={"dtype": tuple(DTYPES)},
-    inputs=inputs,
-    reference=reference,
-    sizes=sizes,
-    verify_sizes=verify_sizes,
-    metrics={"bytes": compulsory_bytes, "points": points,
-             "flops": lambda p, s: FLOPS_PER_POINT * points(p, s)},
-    group="application",
-    # u_new feeds u on the next sweep: correctness is checked over several launches
-    hooks=ApplicationHooks(ping_pong=(("u_new", "u"),), compulsory_bytes=compulsory_bytes,
-                           peers=peers()),
-    tolerance={"float32": 1e-5, "float64": 1e-12},
+SPEC = stencil_step_spec(
+    name="biharm2d", description=__doc__.strip().splitlines()[0], program=program,
+    inputs=inputs, reference=reference, sizes=sizes, verify_sizes=verify_sizes,
+    grids=2, flops_per_point=FLOPS_PER_POINT, peers=peers(),
 )

@@ -21,7 +21,7 @@ level's line requests apart from its sectors, so it is developed on since
 import loopy as lp
 import numpy as np
 
-from gencl.spec import ApplicationHooks, BenchmarkSpec
+from gencl.spec.stencil_step import stencil_step_spec
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 R = 2      # the star's radius: boundary width
@@ -172,30 +172,9 @@ def verify_sizes(point, device):
     return {"nz": 9, "ny": 11, "nx": 48}
 
 
-def compulsory_bytes(point, sizes):
-    """Read u, c² and w once, write w once per interior point."""
-    points = sizes["nz"] * sizes["ny"] * sizes["nx"]
-    return 4 * np.dtype(DTYPES[point["dtype"]]).itemsize * points
-
-
-def points(point, sizes):
-    return sizes["nz"] * sizes["ny"] * sizes["nx"]
-
-
-SPEC = BenchmarkSpec(
-    name="wave3d",
-    description=__doc__.strip().splitlines()[0],
-    program=program,
-    params={"dtype": tuple(DTYPES)},
-    inputs=inputs,
-    reference=reference,
-    sizes=sizes,
-    verify_sizes=verify_sizes,
-    metrics={"bytes": compulsory_bytes, "points": points,
-             "flops": lambda p, s: FLOPS_PER_POINT * points(p, s)},
-    group="application",
-    # w (t + dt) is the next step's u, and u the next step's w (t − dt): one swap a step
-    hooks=ApplicationHooks(ping_pong=(("w", "u"),), compulsory_bytes=compulsory_bytes,
-                           peers=peers()),
-    tolerance={"float32": 1e-5, "float64": 1e-12},
+SPEC = stencil_step_spec(
+    name="wave3d", description=__doc__.strip().splitlines()[0], program=program,
+    inputs=inputs, reference=reference, sizes=sizes, verify_sizes=verify_sizes,
+    grids=4, flops_per_point=FLOPS_PER_POINT, peers=peers(),
+    ping_pong=(("w", "u"),),
 )
