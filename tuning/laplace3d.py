@@ -143,4 +143,5 @@ SPEC = stencil_step_spec(
     name="laplace3d", description=__doc__.strip().splitlines()[0], program=program,
     inputs=inputs, reference=reference, sizes=sizes, verify_sizes=verify_sizes,
     grids=2, flops_per_point=FLOPS_PER_POINT, peers=peers(),
+    ping_pong=(("u_new", "u"),),
 )

@@ -148,4 +148,5 @@ SPEC = stencil_step_spec(
     name="vardiff3d", description=__doc__.strip().splitlines()[0], program=program,
     inputs=inputs, reference=reference, sizes=sizes, verify_sizes=verify_sizes,
     grids=3, flops_per_point=FLOPS_PER_POINT, peers=peers(),
+    ping_pong=(("u_new", "u"),),
 )

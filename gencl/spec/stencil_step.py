@@ -32,11 +32,11 @@ def stencil_step_spec(*, name: str, description: str, program: Callable[..., Any
                       inputs: Callable[..., Any], reference: Callable[..., Any],
                       sizes: Callable[..., Any], verify_sizes: Callable[..., Any], grids: int,
                       flops_per_point: float, peers: Any,
-                      ping_pong: Sequence[tuple[str, str]] = (("u_new", "u"),),
-                      ) -> BenchmarkSpec:
+                      ping_pong: Sequence[tuple[str, str]]) -> BenchmarkSpec:
     """The spec of a step that touches *grids* grids once per interior point (those it reads
-    and the one it writes; a grid read and written counts twice), *flops_per_point* a point.
-    Metrics: ``bytes`` (the compulsory traffic), ``points``, ``flops``."""
+    and the one it writes; a grid read and written counts twice), *flops_per_point* a point,
+    whose *ping_pong* pairs (output, input) swap after each launch. Metrics: ``bytes`` (the
+    compulsory traffic), ``points``, ``flops``."""
     def compulsory_bytes(point: Mapping[str, Any], sizes: Mapping[str, int]) -> float:
         return grids * np.dtype(DTYPES[point["dtype"]]).itemsize * interior_points(point, sizes)
 
