@@ -47,11 +47,10 @@ the level-2 rates, 255 µs at DRAM's bandwidth); 128×1 groups read 8 halo rows 
 it, so the slower of the two sets the pace (``_predict``). A request costs apart from its
 sectors: a halo's side sector is a request of its own, and a row that starts 64 bytes into a
 128-byte line is two half-line requests for each warp's load where an aligned row's is one.
-The item trace keeps addresses relative to the item's lowest access (``_stats._item_trace``),
-and the group is laid out from it, so a row is priced as if the group's first row started on
-a line: the suite's rows, 64 bytes in, cost more than priced (docs/tuning.md, what such rows
-cost on an H100). Pricing that needs each array's own offset in the trace.
+The item trace keeps each address's place in an aligned block (``_stats._item_trace``), so the
+group is laid out where its rows lie: the suite's rows, 64 bytes into a line, are priced so.
 """
+
 
 from __future__ import annotations
 
@@ -177,8 +176,7 @@ def first_level_fills(trace: Mapping[str, Any] | None, *, line: int, sector: int
     one instruction run together, so two that need different sectors of a line ask twice (a row
     64 bytes into a 128-byte line: each warp's load is two half-line requests, an aligned row's
     one). The group's first item reads the trace's addresses as they stand (``_stats`` keeps
-    them relative to the item's lowest access: its rows start on a line here whatever the
-    array's offset). It assumes the first level holds what the group touched while the group
+    their place in a line). It assumes the first level holds what the group touched while the group
     reads it again (a stream's rows and planes come back within a few iterations); None
     without a trace."""
     if not trace or not trace.get("arrays") or not trace.get("length"):

@@ -25,7 +25,7 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "26"
+STATS_VERSION = "27"
 
 
 @dataclass(frozen=True)
@@ -515,6 +515,9 @@ def _issued_load_share(trace: list[TraceRow]) -> dict[str, float]:
 
 #: longest work-item trace kept (accesses): beyond it the reuse falls back to the live-set rule
 MAX_TRACE_ACCESSES = 20000
+# a buffer's start is aligned at least this far (OpenCL drivers place buffers on pages): the
+# trace keeps each address's place within such a block, which is all a cache line's start needs
+TRACE_ALIGN = 4096
 
 
 def _linearized(t_unit: Any) -> Any:
@@ -561,7 +564,9 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     "groups": groups per axis, "local": the work-group shape, "load_rounds": rounds,
     "extent": the items along each axis that run (the launch rounds up to whole groups),
     "issued_load_share": ``_issued_load_share`` over the instructions not in *lane_insns*},
-    addresses in bytes relative to the array's first, ``step`` None along an axis of one item;
+    addresses in bytes as the work-group's first item makes them, less a multiple of
+    ``TRACE_ALIGN`` (small numbers that keep a row's place in a cache line), ``step`` None along
+    an axis of one item;
     "arrays" empty where the items' traces are not one trace translated (a work-group's first
     item does more than an interior one, a step not one constant per array); None where an
     index is not affine or the trace is longer than ``MAX_TRACE_ACCESSES``."""
@@ -709,9 +714,14 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
         entry["pos"].append(position)
         entry["addr"].append(offset)
         entry["load"].append(load)
-    for entry in out.values():  # small numbers in the cached JSON
+    for name, entry in out.items():
+        # small numbers in the cached JSON, laid out as the group's first item sees them: its
+        # lowest address keeps its place in a TRACE_ALIGN-byte block (a buffer starts on one),
+        # so a row that starts off a cache line is priced off it (_cache_reuse.first_level_fills)
         low = min(entry["addr"])
-        entry["addr"] = [a - low for a in entry["addr"]]
+        to_first = sum(s * mid[d][1] for d, s in enumerate(entry["step"]) if s is not None)
+        origin = (low - to_first) % TRACE_ALIGN
+        entry["addr"] = [a - low + origin for a in entry["addr"]]
     return {**found, "length": position + 1, "arrays": out}
 
 

@@ -25,30 +25,33 @@ def _laplace3d(**point):
 
 
 @pytest.mark.parametrize("point, sectors, requests", [
-    # 32×4 items, a warp a row: the planes above and below, 4 rows of 4 sectors each (32); the
-    # centre plane, its 4 rows and the halo rows above and below (24), and beside each centre row
-    # the sector its west and its east neighbour reach into (8); the stored rows (16). Requests:
-    # 4 lines a plane above and below, 4 centre lines, 4 + 4 side lines, 1 + 1 halo rows, 4 stored
-    ({"workgroup": [32, 4, 1]}, 32 + 24 + 8 + 16, 8 + 4 + 8 + 2 + 4),
+    # 32×4 items, a warp a row of 128 bytes that starts 64 bytes into a line: two half-line
+    # requests a row. Sectors: the planes above and below, 4 rows of 4 (32); the centre plane,
+    # its 4 rows and the halo rows above and below (24), and beside each centre row the sector
+    # its west and its east neighbour reach into (8); the stored rows (16). Requests: 2 planes ×
+    # 4 rows × 2, 4 centre rows × 2, the side sectors' lines 4 × 2, 2 halo rows × 2, 4 stored × 2
+    ({"workgroup": [32, 4, 1]}, 32 + 24 + 8 + 16, 16 + 8 + 8 + 4 + 8),
     # 128×1: one row of 16 sectors in each plane above and below (32), three in the centre plane
     # (48) and its two side sectors, the stored row (16): more halo for as many items; requests:
-    # 4 warps × (planes 2, centre 1, halo rows 2, stored 1) and the two side lines of the ends
-    ({"workgroup": [128, 1, 1]}, 32 + 48 + 2 + 16, 4 * 6 + 2),
+    # 4 warps × 2 half lines × (planes 2, centre 1, halo rows 2, stored 1), the ends' side lines
+    ({"workgroup": [128, 1, 1]}, 32 + 48 + 2 + 16, 4 * 2 * 6 + 2),
     # streamed through 4 planes: 6 planes of the tile (96), each centre plane's halo rows (4 × 8)
     # and side sectors (4 × 8), 4 stored tiles (64): each plane read once, not 3 times; requests:
-    # 6 planes × 4 warps, 4 centre planes × (8 side lines + 2 halo rows), 4 × 4 stored
-    ({"workgroup": [32, 4, 1], "stream_k": 4}, 96 + 32 + 32 + 64, 24 + 40 + 16),
+    # 6 planes × 4 warps × 2, 4 centre planes × (8 side lines + 2 halo rows × 2), 4 × 4 × 2 stored
+    ({"workgroup": [32, 4, 1], "stream_k": 4}, 96 + 32 + 32 + 64, 48 + 48 + 32),
     # float4, 32×4 items = 128 × 4 points: the planes above and below (2 × 64), the centre
-    # plane's 6 rows (96), one side vector's sector beside each centre row (8), stores (64);
-    # a warp's row is 4 lines
-    ({"workgroup": [32, 4, 1], "vector_width": 4}, 128 + 96 + 8 + 64, 32 + 16 + 8 + 8 + 16),
+    # plane's 6 rows (96), one side vector's sector beside each centre row (8), stores (64).
+    # A warp's row is 512 bytes from 64 bytes into a line: 5 lines. The west vectors come
+    # first and reach 16 bytes further back (5 lines), the centre's last sector is theirs, the
+    # east vectors' last sector is new (1): 2 planes × 4 rows × 5, 4 centre rows × 6, 2 halo
+    # rows × 5, 4 stored × 5
+    ({"workgroup": [32, 4, 1], "vector_width": 4}, 128 + 96 + 8 + 64, 40 + 24 + 10 + 20),
 ])
 def test_a_group_brings_its_tile_halo_and_planes_in_once(point, sectors, requests):
-    """Rows are 640 bytes apart (128 points padded to 160). The trace's addresses are relative to
-    the item's lowest access (the plane below's centre), so the group's first row starts on a
-    128-byte line in it: a row of 32 floats is one line of 4 sectors and the west and east
-    neighbours of its ends reach one sector beyond each. (The buffer's rows start 64 bytes into
-    a line: the trace does not keep that.)"""
+    """Rows are 640 bytes apart (128 points padded to 160, 16 a side), so every row starts 64
+    bytes into a 128-byte line, as the buffer's rows do: the trace keeps each address's place in
+    a line. A row of 32 floats is 4 sectors in two half lines, and the west and east neighbours
+    of its ends reach one sector beyond each."""
     stats = _laplace3d(**point)
     assert first_level_fills(stats.extra["item_trace"], line=128, sector=32, subgroup=32) == \
         (requests, sectors * 32)
