@@ -714,7 +714,7 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
         entry["pos"].append(position)
         entry["addr"].append(offset)
         entry["load"].append(load)
-    for name, entry in out.items():
+    for entry in out.values():
         # small numbers in the cached JSON, laid out as the group's first item sees them: its
         # lowest address keeps its place in a TRACE_ALIGN-byte block (a buffer starts on one),
         # so a row that starts off a cache line is priced off it (_cache_reuse.first_level_fills)

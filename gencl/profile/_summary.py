@@ -63,6 +63,9 @@ MEASURED_KEYS: dict[str, str] = {
     "l2_read_bw_Bps": "B/s",
     "l2_line_requests_per_s": "requests/s",
     "l2_sectors_per_s": "sectors/s",
+    # a DRAM stream's best read bandwidth with rows on a line, and 64 bytes into one
+    "aligned_rows_read_bw_Bps": "B/s",
+    "offset_rows_read_bw_Bps": "B/s",
     "barrier_phase_s": "s",
     "barrier_phase_s_per_item": "s/item",
     "barrier_phase_cycles": "cycles",
