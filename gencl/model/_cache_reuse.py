@@ -41,9 +41,10 @@ or a plane of groups away), so every sector a group touches comes from the next 
 tile and its halo, every plane of a 3-D neighbourhood an unstreamed item reads. An unstreamed
 star of radius 4 (star3d_r4, float) in 32×8 groups reads 9 planes of the group's tile and 8 halo
 rows of the centre one: 46 bytes a point from the next level where DRAM moves 8, and it runs at
-the next level's pace (H200: 839–883 µs measured; 715 µs for its line requests and sectors at
-the level-2 rates, 255 µs at DRAM's bandwidth); 128×1 groups read 8 halo rows a point more
-(1,012 µs measured, 1,089–1,100 µs). Those sectors pass the next level as DRAM's bytes pass
+the next level's pace (H200: 839–883 µs measured; 865 µs for its line requests and sectors at
+the level-2 rates, its rows 64 bytes into a line, 255 µs at DRAM's bandwidth); 128×1 groups
+read 8 halo rows a point more (1,012 µs measured, 1,356 µs: half-line requests cost the H200
+less than the level-2 fit charges them, docs/tuning.md). Those sectors pass the next level as DRAM's bytes pass
 it, so the slower of the two sets the pace (``_predict``). A request costs apart from its
 sectors: a halo's side sector is a request of its own, and a row that starts 64 bytes into a
 128-byte line is two half-line requests for each warp's load where an aligned row's is one.
