@@ -13,7 +13,9 @@ further (no line is read twice by a warp), and consecutive warps read disjoint r
 ``LEVEL2_BYTES`` buffer, so every request misses the first level (at most a few hundred KiB per
 compute unit) and is served by the next (a GPU's L2; a CPU's L2 or L3), DRAM again playing no
 part after the first pass. Level 2 has one instruction per element (float, float4) so that no
-request can merge with another in flight.
+request can merge with another in flight. One more level-2 point reads float rows 64 bytes into
+a line (``offset_bytes``): each warp's load is two half-line requests of two sectors, which the
+suite's stencils make with their 16-float pads.
 
 The analysis ``cache_requests`` counts the requests of every point
 (gencl/characterize/cache_requests.py) and reports the highest requests/s of each level. Lane
@@ -61,7 +63,7 @@ def program(point):
         for i, v
             <> acc = 0 {id=init}
             for r
-                acc = acc + src[r*H + (i % P)*S + ((i // P) % W)*B, v] {id=sum, dep=init}
+                acc = acc + src[O + r*H + (i % P)*S + ((i // P) % W)*B, v] {id=sum, dep=init}
             end
             dst[i, v] = if(flag * acc != 0, acc, 0) {dep=sum}
         end
@@ -72,7 +74,7 @@ def program(point):
         name="cache_requests", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
     knl = lp.fix_parameters(knl, V=point["vector_width"], S=point["stride"], R=point["reads"],
                             P=LANE_PERIOD, H=_rows_per_shift(point), W=_regions(point),
-                            B=_region_rows(point))
+                            B=_region_rows(point), O=_offset_rows(point))
     return lp.tag_inames(knl, {"r": "unr"})
 
 
@@ -81,9 +83,14 @@ def _region_rows(point):
     return point["reads"] * _rows_per_shift(point) if point["level"] == 2 else 0
 
 
+def _offset_rows(point):
+    """Rows of V floats before every read's start: ``offset_bytes`` into its line."""
+    return point["offset_bytes"] // (4 * point["vector_width"])
+
+
 def _rows(point):
-    return (_regions(point) - 1) * _region_rows(point) + (point["reads"] - 1) * \
-        _rows_per_shift(point) + (LANE_PERIOD - 1) * point["stride"] + 1
+    return _offset_rows(point) + (_regions(point) - 1) * _region_rows(point) + \
+        (point["reads"] - 1) * _rows_per_shift(point) + (LANE_PERIOD - 1) * point["stride"] + 1
 
 
 def sizes(point, device, quick):
@@ -106,7 +113,7 @@ def inputs(point, sizes, rng):
 def reference(values, point, sizes):
     src = values["src"]
     items = np.arange(sizes["n"])
-    base = items % LANE_PERIOD * point["stride"] + \
+    base = _offset_rows(point) + items % LANE_PERIOD * point["stride"] + \
         (items // LANE_PERIOD) % _regions(point) * _region_rows(point)
     acc = np.zeros((sizes["n"], src.shape[1]), dtype=np.float32)
     for r in range(point["reads"]):  # the kernel's order of additions
@@ -131,11 +138,18 @@ def _level2_points(point, device):
     return None
 
 
+def _offset_points(point, device):
+    if point["offset_bytes"] and (point["level"], point["vector_width"], point["stride"]) != \
+            (2, 1, 1):
+        return "rows off a line are measured at level 2, float, stride 1 only"
+    return None
+
+
 SPEC = BenchmarkSpec(
     name="cache_requests",
     description=__doc__.strip().splitlines()[0],
     program=program,
-    params={"stride": STRIDES, "reads": (READS,), "level": (1, 2)},
+    params={"stride": STRIDES, "reads": (READS,), "level": (1, 2), "offset_bytes": (0, 64)},
     knobs={
         "vector_width": Knob("vector", WIDTHS,
                              {"iname": "v", "arrays": ("src", "dst"), "temporaries": ("acc",)}),
@@ -147,13 +161,15 @@ SPEC = BenchmarkSpec(
     verify_sizes=verify_sizes,
     metrics={"bytes": bytes_loaded},
     sweep=[{"vector_width": w, "stride": s, "level": 1} for w in WIDTHS for s in STRIDES]
-    + [{"vector_width": w, "stride": s, "level": 2} for w, s in LEVEL2],
+    + [{"vector_width": w, "stride": s, "level": 2} for w, s in LEVEL2]
+    + [{"vector_width": 1, "stride": 1, "level": 2, "offset_bytes": 64}],
     quick_sweep=[{"vector_width": 1, "stride": 1, "level": 1},
                  {"vector_width": 1, "stride": 32, "level": 1},
                  {"vector_width": 4, "stride": 8, "level": 1},
                  {"vector_width": 16, "stride": 1, "level": 1},
-                 {"vector_width": 1, "stride": 32, "level": 2}],
-    constraints=[_within_one_line, _level2_points],
+                 {"vector_width": 1, "stride": 32, "level": 2},
+                 {"vector_width": 1, "stride": 1, "level": 2, "offset_bytes": 64}],
+    constraints=[_within_one_line, _level2_points, _offset_points],
     analysis="cache_requests",
     group="memory",
     tolerance={"float32": 1e-5},

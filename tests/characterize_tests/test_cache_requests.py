@@ -122,7 +122,7 @@ def test_level2_warps_read_disjoint_lines():
     spec = load_spec("cache_requests")
     mod = spec.program.__globals__
     for width, stride in mod["LEVEL2"]:
-        p = {"vector_width": width, "stride": stride, "reads": 32, "level": 2}
+        p = {"vector_width": width, "stride": stride, "reads": 32, "level": 2, "offset_bytes": 0}
         rows, shift, regions = mod["_region_rows"](p), mod["_rows_per_shift"](p), mod["_regions"](p)
         e = 4 * width
         lines = [(r * shift + lane * stride) * e // 128 for r in range(32) for lane in range(32)]
@@ -131,6 +131,34 @@ def test_level2_warps_read_disjoint_lines():
         assert regions % 2 == 1 and regions * rows * e <= mod["LEVEL2_BYTES"]
         assert regions * rows * e > 4 * (256 << 10)  # far beyond a first-level cache
         assert mod["_rows"](p) <= regions * rows
+
+
+def test_a_row_off_the_line_is_two_half_line_requests_per_warp_load():
+    """The level-2 point at offset 64: float rows 64 bytes into a line, each warp's load two
+    requests of two sectors (the aligned point's one of four)."""
+    from gencl.spec import load_spec
+
+    spec = load_spec("cache_requests")
+    mod = spec.program.__globals__
+    p = {"vector_width": 1, "stride": 1, "reads": 32, "level": 2, "offset_bytes": 64,
+         "workgroup": 256}
+    assert p in [spec.complete(q) for q in spec.sweep]
+    shift, offset = mod["_rows_per_shift"](p), mod["_offset_rows"](p)
+    assert offset * 4 == 64
+    starts = [(offset + r * shift) * 4 for r in range(32)]
+    lines = [{(s + 4 * lane) // 128 for lane in range(32)} for s in starts]
+    assert all(len(x) == 2 for x in lines)
+    # read r + 1 takes the other half of read r's second line: every sector once, every request
+    # a first-level miss of its own, as a row two warps share
+    sectors = [(s + 4 * lane) // 32 for s in starts for lane in range(32)]
+    assert len(set(sectors)) == len(sectors) // 8
+    n = 1 << 12
+    aligned = {**p, "offset_bytes": 0}
+    assert requests_per_launch(p, {"n": n}, 32, 128) == 2 * requests_per_launch(aligned, {"n": n},
+                                                                               32, 128)
+    assert requests_per_launch(p, {"n": n}, 32, 32) == requests_per_launch(aligned, {"n": n},
+                                                                           32, 32)
+    assert mod["_rows"](p) == mod["_rows"](aligned) + offset
 
 
 def test_quick_sweep_on_pocl(engine):
