@@ -57,6 +57,32 @@ def test_a_group_brings_its_tile_halo_and_planes_in_once(point, sectors, request
         (requests, sectors * 32)
 
 
+def test_the_trace_keeps_the_first_items_addresses_in_a_page():
+    """On a kernel whose rows are not whole lines (Jacobi's branch layout, 100 + 16 columns of
+    464 bytes), the trace's lowest address of each array is the middle work-group's first item's
+    own lowest address, modulo TRACE_ALIGN: its north neighbour for u, its point for f and
+    u_new. So every row of the group lies where it lies in the buffer, each at its own place in
+    a line."""
+    from gencl.api import load
+    from gencl.generate import transform_program
+    from gencl.model._stats import TRACE_ALIGN
+
+    spec = load("tuning/jacobi.py")
+    point = spec.complete({"boundary": "branch", "workgroup": (32, 4)})
+    n, cols = 100, 100 + 16
+    trace = compute_stats(transform_program(spec, point), {"n": n},
+                          subgroup_size=32).extra["item_trace"]
+    assert trace["local"] == [32, 4]
+    gx, gy = ((g - 1) // 2 for g in trace["groups"])
+    i0, j0 = gy * 4, gx * 32  # the group's first item: row i0, column j0 (local axis 0)
+    lowest = {"u": (i0 - 1) * cols + j0, "f": i0 * cols + j0, "u_new": i0 * cols + j0}
+    for name, element in lowest.items():
+        array = trace["arrays"][name]
+        assert array["step"] == [4, cols * 4]
+        assert min(array["addr"]) == element * 4 % TRACE_ALIGN, name
+    assert min(trace["arrays"]["u"]["addr"]) % 128 != 0  # an unaligned row, as laid out
+
+
 def test_a_row_off_the_line_asks_twice_per_warp():
     """Two warps load a float row: starting on a 128-byte line, one line each (2 requests of 4
     sectors); starting 64 bytes in, each warp's 128 bytes are two half lines (4 requests) for
