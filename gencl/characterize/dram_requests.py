@@ -13,11 +13,11 @@ the points whose rows start on a line and ``OFFSET_BYTES`` into one: the second 
 where DRAM pays for the extra requests. Each point's bandwidth and requests per second go to
 the notes, the bandwidths by offset to the series.
 
-Measured on an H100 (2026-11-26): 2.44 TB/s for float rows and 2.80 for float4 at every offset,
-the same at 38·10⁹ half-line requests a second. So a stream does not pay for rows off
-a line at DRAM; where a stencil does (wave3d's 64-byte-offset rows on the same H100: 1.7× the
-time for the same DRAM bytes, docs/tuning.md), the cost comes with the neighbour reads that the
-first-level misses send to L2, not with DRAM's requests.
+Measured on an H100 (2026-11-26, bench_results/nvidia-h100): 2.45–2.46 TB/s for float rows at
+every offset, 38·10⁹ half-line requests a second at 32 and 64 bytes in; 2.83 TB/s for float4
+rows on a line and 2.81 at 64 bytes in. So a stream does not pay for rows off a line at DRAM.
+A stencil does (wave3d's 64-byte-offset rows on the same H100: 1.7× the time for the same DRAM
+bytes, docs/tuning.md), and that cost is not DRAM's request count; what it is was not found.
 """
 
 from __future__ import annotations

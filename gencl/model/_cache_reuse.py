@@ -43,15 +43,14 @@ star of radius 4 (star3d_r4, float) in 32×8 groups reads 9 planes of the group'
 rows of the centre one: 46 bytes a point from the next level where DRAM moves 8, and it runs at
 the next level's pace (H200: 839–883 µs measured; 865 µs for its line requests and sectors at
 the level-2 rates, its rows 64 bytes into a line, 255 µs at DRAM's bandwidth); 128×1 groups
-read 8 halo rows a point more (1,012 µs measured, 1,356 µs: half-line requests cost the H200
-less than the level-2 fit charges them, docs/tuning.md). Those sectors pass the next level as DRAM's bytes pass
-it, so the slower of the two sets the pace (``_predict``). A request costs apart from its
+read 8 halo rows a point more (1,012 µs measured, 1,356 µs: half-line requests cost less than
+the level-2 fit charges them, docs/tuning.md). Those sectors pass the next level as DRAM's
+bytes pass it, so the slower of the two sets the pace (``_predict``). A request costs apart from its
 sectors: a halo's side sector is a request of its own, and a row that starts 64 bytes into a
 128-byte line is two half-line requests for each warp's load where an aligned row's is one.
 The item trace keeps each address's place in an aligned block (``_stats._item_trace``), so the
 group is laid out where its rows lie: the suite's rows, 64 bytes into a line, are priced so.
 """
-
 
 from __future__ import annotations
 
@@ -177,8 +176,8 @@ def first_level_fills(trace: Mapping[str, Any] | None, *, line: int, sector: int
     one instruction run together, so two that need different sectors of a line ask twice (a row
     64 bytes into a 128-byte line: each warp's load is two half-line requests, an aligned row's
     one). The group's first item reads the trace's addresses as they stand (``_stats`` keeps
-    their place in a line). It assumes the first level holds what the group touched while the group
-    reads it again (a stream's rows and planes come back within a few iterations); None
+    their place in a line). It assumes the first level holds what the group touched while the
+    group reads it again (a stream's rows and planes come back within a few iterations); None
     without a trace."""
     if not trace or not trace.get("arrays") or not trace.get("length"):
         return None
