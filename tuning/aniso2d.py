@@ -17,7 +17,7 @@ It was written after the 2026-11-26 register estimate was set, to be predicted, 
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import stencil_step_spec
+from gencl.spec.stencil_step import GRID_2D, stencil_step_spec
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
@@ -122,37 +122,14 @@ KERNEL void aniso2d(GLOBAL const real *u, GLOBAL real *u_new, GLOBAL const real 
 }
 """
 ARGS = ("u", "u_new", "kx", "ky", "ny", "nx")
-BLOCK = (32, 8)
-
-
-def peers():
-    """``ApplicationHooks.peers`` of this kernel: NAIVE in OpenCL and CUDA, and
-    ``update`` under torch eager and torch.compile."""
-    from gencl.peers import naive_and_torch_peers
-
-    return naive_and_torch_peers("aniso2d", source=NAIVE, args=ARGS, block=BLOCK,
-                                 extents=("nx", "ny"), update=update, inputs=logical_inputs,
-                                 expected=logical_reference)
 
 # }}}
 
 
-def sizes(point, device, quick):
-    """8192² on a GPU (1.07 GB of compulsory traffic per step in float32), 2048² on a CPU."""
-    if quick:
-        return {"ny": 64, "nx": 128}
-    n = 8192 if device is not None and device.device_type.upper() == "GPU" else 2048
-    return {"ny": n, "nx": n}
-
-
-def verify_sizes(point, device):
-    """Not a multiple of any power-of-two tile along y; x a multiple of every vector width."""
-    return {"ny": 37, "nx": 96}
-
-
 SPEC = stencil_step_spec(
     name="aniso2d", description=__doc__.strip().splitlines()[0], program=program,
-    inputs=inputs, reference=reference, sizes=sizes, verify_sizes=verify_sizes,
-    grids=4, flops_per_point=FLOPS_PER_POINT, peers=peers(),
-    ping_pong=(("u_new", "u"),),
+    inputs=inputs, reference=reference, grid=GRID_2D,
+    grids=4, flops_per_point=FLOPS_PER_POINT, ping_pong=(("u_new", "u"),),
+    naive=NAIVE, naive_args=ARGS, update=update, logical_inputs=logical_inputs,
+    logical_reference=logical_reference,
 )

@@ -16,6 +16,7 @@ import numpy as np
 
 from gencl.generate.temporal import offered, temporal_constraint, temporal_knobs
 from gencl.spec import ApplicationHooks, BenchmarkSpec, Knob
+from gencl.spec.stencil_step import GRID_2D
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
@@ -114,7 +115,6 @@ KERNEL void box2d9(GLOBAL const real *u, GLOBAL real *u_new, const real c0, cons
 }
 """
 ARGS = ("u", "u_new", "c0", "c1", "c2", "ny", "nx")
-BLOCK = (32, 8)
 
 
 def peers():
@@ -122,8 +122,8 @@ def peers():
     ``update`` under torch eager and torch.compile."""
     from gencl.peers import naive_and_torch_peers
 
-    return naive_and_torch_peers("box2d9", source=NAIVE, args=ARGS, block=BLOCK,
-                                 extents=("nx", "ny"), update=update, inputs=logical_inputs,
+    return naive_and_torch_peers("box2d9", source=NAIVE, args=ARGS, block=GRID_2D.block,
+                                 extents=GRID_2D.extents, update=update, inputs=logical_inputs,
                                  expected=logical_reference)
 
 # }}}
@@ -140,12 +140,7 @@ def tile(point):
     return wx * point["vector_width"], wy * point["stream"]
 
 
-def sizes(point, device, quick):
-    """8192² on a GPU (537 MB of compulsory traffic per step in float32), 2048² on a CPU."""
-    if quick:
-        return {"ny": 64, "nx": 128}
-    n = 8192 if device is not None and device.device_type.upper() == "GPU" else 2048
-    return {"ny": n, "nx": n}
+sizes = GRID_2D.sizes  # the suite's 2-D grid: 8192² on a GPU, 2048² on a CPU
 
 
 def verify_sizes(point, device):

@@ -14,7 +14,7 @@ import itertools
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import stencil_step_spec
+from gencl.spec.stencil_step import GRID_3D, stencil_step_spec
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
@@ -123,36 +123,14 @@ KERNEL void box3d27(GLOBAL const real *u, GLOBAL real *u_new, const real c0, con
 }
 """
 ARGS = ("u", "u_new", "c0", "c1", "c2", "c3", "nz", "ny", "nx")
-BLOCK = (32, 4, 1)
-
-
-def peers():
-    """``ApplicationHooks.peers`` of this kernel: NAIVE in OpenCL and CUDA, and
-    ``update`` under torch eager and torch.compile."""
-    from gencl.peers import naive_and_torch_peers
-
-    return naive_and_torch_peers("box3d27", source=NAIVE, args=ARGS, block=BLOCK,
-                                 extents=("nx", "ny", "nz"), update=update, inputs=logical_inputs,
-                                 expected=logical_reference)
 
 # }}}
 
 
-def sizes(point, device, quick):
-    """512³ on a GPU, 128³ on a CPU."""
-    if quick:
-        return {"nz": 16, "ny": 16, "nx": 32}
-    n = 512 if device is not None and device.device_type.upper() == "GPU" else 128
-    return {"nz": n, "ny": n, "nx": n}
-
-
-def verify_sizes(point, device):
-    return {"nz": 9, "ny": 11, "nx": 48}
-
-
 SPEC = stencil_step_spec(
     name="box3d27", description=__doc__.strip().splitlines()[0], program=program,
-    inputs=inputs, reference=reference, sizes=sizes, verify_sizes=verify_sizes,
-    grids=2, flops_per_point=FLOPS_PER_POINT, peers=peers(),
-    ping_pong=(("u_new", "u"),),
+    inputs=inputs, reference=reference, grid=GRID_3D,
+    grids=2, flops_per_point=FLOPS_PER_POINT, ping_pong=(("u_new", "u"),),
+    naive=NAIVE, naive_args=ARGS, update=update, logical_inputs=logical_inputs,
+    logical_reference=logical_reference,
 )

@@ -4,14 +4,16 @@ states the same way.
 A step reads some grids once and writes one once per interior point (its compulsory traffic),
 runs over the interior only (its sizes are the interior's extents), and checks itself over
 several launches with its ping-pong buffers swapped. ``stencil_step_spec`` builds the
-``BenchmarkSpec`` from what differs: the program, data, reference, sizes, the number of grids
-touched, the flops a point and the peers.
+``BenchmarkSpec`` from what differs: the program, data, reference, the grid (``GRID_2D``,
+``GRID_3D``: sizes and the naive peer's block), the number of grids touched, the flops a point,
+and the naive kernel and torch step its peers run.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,15 +30,54 @@ def interior_points(point: Mapping[str, Any], sizes: Mapping[str, int]) -> int:
     return math.prod(int(n) for n in sizes.values())
 
 
+@dataclass(frozen=True)
+class Grid:
+    """The interior a step runs over: its size names, x first; every extent *gpu* on a GPU and
+    *cpu* elsewhere; the *quick* sizes; the *verify* sizes (not a multiple of any power-of-two
+    tile along y and z, x a multiple of every vector width); the naive peer's thread *block*."""
+
+    extents: tuple[str, ...]
+    gpu: int
+    cpu: int
+    quick: Mapping[str, int]
+    verify: Mapping[str, int]
+    block: tuple[int, ...]
+
+    def sizes(self, point: Mapping[str, Any], device: Any, quick: bool) -> dict[str, int]:
+        if quick:
+            return dict(self.quick)
+        n = self.gpu if device is not None and device.device_type.upper() == "GPU" else self.cpu
+        return dict.fromkeys(reversed(self.extents), n)
+
+    def verify_sizes(self, point: Mapping[str, Any], device: Any) -> dict[str, int]:
+        return dict(self.verify)
+
+
+#: 8192² on a GPU, 2048² on a CPU
+GRID_2D = Grid(("nx", "ny"), 8192, 2048, {"ny": 64, "nx": 128}, {"ny": 37, "nx": 96}, (32, 8))
+#: 512³ on a GPU, 128³ on a CPU
+GRID_3D = Grid(("nx", "ny", "nz"), 512, 128, {"nz": 16, "ny": 16, "nx": 32},
+               {"nz": 9, "ny": 11, "nx": 48}, (32, 4, 1))
+
+
 def stencil_step_spec(*, name: str, description: str, program: Callable[..., Any],
-                      inputs: Callable[..., Any], reference: Callable[..., Any],
-                      sizes: Callable[..., Any], verify_sizes: Callable[..., Any], grids: int,
-                      flops_per_point: float, peers: Any,
-                      ping_pong: Sequence[tuple[str, str]]) -> BenchmarkSpec:
-    """The spec of a step that touches *grids* grids once per interior point (those it reads
-    and the one it writes; a grid read and written counts twice), *flops_per_point* a point,
-    whose *ping_pong* pairs (output, input) swap after each launch. Metrics: ``bytes`` (the
-    compulsory traffic), ``points``, ``flops``."""
+                      inputs: Callable[..., Any], reference: Callable[..., Any], grid: Grid,
+                      grids: int, flops_per_point: float, ping_pong: Sequence[tuple[str, str]],
+                      naive: str, naive_args: Sequence[str], update: Callable[..., Any],
+                      logical_inputs: Callable[..., Any],
+                      logical_reference: Callable[..., Any]) -> BenchmarkSpec:
+    """The spec of a step over *grid* that touches *grids* grids once per interior point (those
+    it reads and the one it writes; a grid read and written counts twice), *flops_per_point* a
+    point, whose *ping_pong* pairs (output, input) swap after each launch. Metrics: ``bytes``
+    (the compulsory traffic), ``points``, ``flops``. Peers (``gencl.peers.naive_and_torch_peers``):
+    the *naive* kernel (arguments *naive_args*) in OpenCL and CUDA, one thread a point in
+    blocks of ``grid.block``, and *update* under torch, each checked on *logical_inputs*
+    against *logical_reference*."""
+    from gencl.peers import naive_and_torch_peers
+
+    peers = naive_and_torch_peers(name, source=naive, args=naive_args, block=grid.block,
+                                  extents=grid.extents, update=update, inputs=logical_inputs,
+                                  expected=logical_reference)
     def compulsory_bytes(point: Mapping[str, Any], sizes: Mapping[str, int]) -> float:
         return grids * np.dtype(DTYPES[point["dtype"]]).itemsize * interior_points(point, sizes)
 
@@ -47,8 +88,8 @@ def stencil_step_spec(*, name: str, description: str, program: Callable[..., Any
         params={"dtype": tuple(DTYPES)},
         inputs=inputs,
         reference=reference,
-        sizes=sizes,
-        verify_sizes=verify_sizes,
+        sizes=grid.sizes,
+        verify_sizes=grid.verify_sizes,
         metrics={"bytes": compulsory_bytes, "points": interior_points,
                  "flops": lambda p, s: flops_per_point * interior_points(p, s)},
         group="application",

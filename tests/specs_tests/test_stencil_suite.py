@@ -21,6 +21,7 @@ from gencl.generate._auto_space import tile
 from gencl.measure import verify_variant
 from gencl.measure._engine import check_assumptions
 from gencl.spec import load_spec
+from gencl.spec.stencil_step import GRID_2D, GRID_3D
 
 SUITE = ("laplace3d", "star3d_r4", "box3d27", "box2d9", "vardiff3d", "star2d_r2", "advect3d",
          "aniso2d", "mehrstellen3d", "wave3d", "biharm2d")
@@ -209,8 +210,9 @@ def test_naive_peer_kernel_matches_the_reference(engine, name, dtype):
         else:
             args.append(np.int32(value) if arg in sizes else value)
     kernel.set_args(*args)
-    block = module.BLOCK
-    extents = [sizes[n] for n in ("nx", "ny", "nz")[:len(block)]]
+    grid = GRID_3D if len(sizes) == 3 else GRID_2D  # the naive peer's block and extents
+    block = grid.block
+    extents = [sizes[n] for n in grid.extents]
     global_size = tuple(-(-n // b) * b for n, b in zip(extents, block))
     cl.enqueue_nd_range_kernel(engine.queue, kernel, global_size, block).wait()
     got = np.empty_like(host[output])
