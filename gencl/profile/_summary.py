@@ -66,6 +66,8 @@ MEASURED_KEYS: dict[str, str] = {
     # a DRAM stream's best read bandwidth with rows on a line, and 64 bytes into one
     "aligned_rows_read_bw_Bps": "B/s",
     "offset_rows_read_bw_Bps": "B/s",
+    # a round of dependent coalesced DRAM loads, per bytes in flight per compute unit
+    "round_time_by_inflight": "[{inflight_bytes_per_cu: B, round_s: s}]",
     "barrier_phase_s": "s",
     "barrier_phase_s_per_item": "s/item",
     "barrier_phase_cycles": "cycles",
