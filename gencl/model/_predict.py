@@ -60,7 +60,11 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   out-of-order window and prefetchers however few items it runs: PoCL's strip scheme, one item
   a group and 2 a core, was priced 9–15× its measured time by this rule); and no less than one
   Λ per load round of each wave of resident items (a loop the code keeps issues its loads after
-  the last iteration's data came: a tile's fetch loop, ``_stats._item_trace``);
+  the last iteration's data came: a tile's fetch loop, ``_stats._item_trace``; a chase, whose
+  every step's address is the last step's value, a round a step: ``_stats._chained_load_rounds``,
+  and Little's law, which takes every site's load in flight at once, left out for it — the
+  load_rounds benchmark's H100 points, predicted so, within 10 % up to 8 KiB in flight per
+  compute unit with one chain an item and from 16 KiB on with any);
 - work-groups that do not fill the last wave leave compute units idle (load balance).
 
 A temporally blocked launch (k sweeps) is priced from what its transform reports it does
@@ -387,11 +391,15 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
                          for a in stats.accesses if a.space == "global"))
     per_item += (traffic or {}).get("copy_bytes_in_flight_per_item", 0.0)
     in_flight = conc * p.compute_units * per_item
-    t_little = dram * p.global_latency_s / in_flight if in_flight and p.little_over_items \
-        else 0.0
-    # each resident item waits one latency per load round (a loop the code keeps): the waves
-    # of items per compute unit × rounds × the rounds' latency (_stats._item_trace)
-    rounds = float((stats.extra.get("item_trace") or {}).get("load_rounds") or 0)
+    # loads that wait for one another's data (a chase, a gather through an index array) are
+    # not all in flight at once, as Little's law assumes here: their rounds price them
+    chained = float(stats.extra.get("chained_load_rounds") or 0)
+    t_little = dram * p.global_latency_s / in_flight \
+        if in_flight and p.little_over_items and not chained else 0.0
+    # each resident item waits one latency per load round (a loop the code keeps; a chained
+    # load's depth): the waves of items per compute unit × rounds × the rounds' latency
+    # (_stats._item_trace, _stats._chained_load_rounds)
+    rounds = max(float((stats.extra.get("item_trace") or {}).get("load_rounds") or 0), chained)
     t_rounds = 0.0
     if rounds and not traffic:
         t_rounds = stats.work_items / max(p.compute_units, 1) / conc * rounds \

@@ -25,7 +25,8 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-STATS_VERSION = "27"
+# (28 and 29 were offline trials' versions, whose cached statistics may linger in a cache)
+STATS_VERSION = "30"
 
 
 @dataclass(frozen=True)
@@ -491,6 +492,113 @@ def _load_rounds(trace: list[TraceRow]) -> int:
     return int(bool(loads)) + sum(a != b for a, b in zip(loads, loads[1:]))
 
 
+def _chained_load_rounds(lin: Any, env: Mapping[str, int]) -> int:
+    """Load rounds of a work item whose loads wait for one another's data: 0 where no global
+    load's subscript reads a value a global load gave in an earlier pass of its loop (a chase,
+    ``idx = nxt[idx]``), nor in straight-line code outside every loop the code keeps.
+
+    A chase cannot issue a step before the last one returned, however the compiler unrolls or
+    reorders the loop: each pass of the loops the code keeps around it (and each copy an
+    unrolled loop around them makes) is a round, and one more for each load in the same pass
+    its address waits for; loop nests one after another add. A gather whose index a load of
+    the same pass gives (``x[col[k]]``) is not counted: its passes do not wait for one another,
+    so the compiler may overlap them (NVIDIA's does: spmv_ell's 8-slot loop measures the same
+    kept as unrolled) and Little's law prices it with the other loads. The item trace counts
+    rounds of affine loads only (``_load_rounds``): an index read from memory has no access
+    map, and there the trace is None."""
+    import islpy as isl
+    import loopy as lp
+    from loopy.symbolic import get_dependencies
+
+    arrays = {a.name: a for a in lin.args
+              if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
+    kept: set[str] = set()      # sequential loops in the code
+    unrolled: set[str] = set()  # and straight-line copies
+    for name, tags in lin.inames.items():
+        kinds = {type(t).__name__ for t in tags.tags}
+        if kinds & {"LocalInameTag", "GroupInameTag", "VectorizeTag"}:
+            continue
+        (unrolled if any("Unroll" in k for k in kinds) else kept).add(name)
+    # each run of an instruction: its place in the code and the loops around it, outermost
+    # first (a loop's place tells sibling loops of one iname apart)
+    runs: list[tuple[int, Any, tuple[tuple[int, str], ...]]] = []
+    stack: list[tuple[int, str]] = []
+    insns = {i.id: i for i in lin.instructions}
+    for k, item in enumerate(lin.linearization):
+        kind = type(item).__name__
+        if kind == "EnterLoop" and item.iname in kept | unrolled:
+            stack.append((k, item.iname))
+        elif kind == "LeaveLoop" and item.iname in kept | unrolled:
+            stack.pop()
+        elif kind == "RunInstruction" and hasattr(insns[item.insn_id], "expression"):
+            runs.append((k, insns[item.insn_id], tuple(stack)))
+    order = {insn.id: k for k, insn, _ in runs}
+
+    def nest(loops: tuple[tuple[int, str], ...]) -> tuple[tuple[int, str], ...]:
+        """The loops whose every iteration is a pass of its own: up to the innermost kept one
+        (unrolled loops inside it are copies within one pass)."""
+        kept_at = [i for i, (_, name) in enumerate(loops) if name in kept]
+        return loops[:kept_at[-1] + 1] if kept_at else ()
+
+    writers: dict[str, list[Any]] = {}
+    for _, insn, _ in runs:
+        for name in insn.assignee_var_names():
+            if name not in arrays:
+                writers.setdefault(name, []).append(insn)
+    nests = {insn.id: nest(loops) for _, insn, loops in runs}
+    depth: dict[str, int] = {}   # instruction → depth of the value it writes (0: no load)
+
+    def deepest(insn: Any, names: set[str]) -> tuple[int, bool]:
+        """The deepest load depth among *names*' writers earlier in *insn*'s pass, and whether
+        a load of the same loops gave one in the pass before (*insn* itself included: a
+        loop-carried chain)."""
+        best, carried = 0, False
+        for name in names:
+            for w in writers.get(name, ()):
+                if nests[w.id] != nests[insn.id]:
+                    continue  # written before or after these loops: no wait in a pass
+                if order[w.id] < order[insn.id]:
+                    best = max(best, depth.get(w.id, 0))
+                elif nests[insn.id]:
+                    carried = carried or bool(_global_subscripts(w.expression, arrays))
+        return best, carried
+
+    chained: dict[str, int] = {}  # load instruction → its depth, where it waits for one
+    for _, insn, _ in runs:  # program order: a writer later in the order is the last pass's
+        subscripts = _global_subscripts(insn.expression, arrays)
+        index_reads = set().union(*(get_dependencies(i) for _, i in subscripts)) \
+            if subscripts else set()
+        index_depth, carried = deepest(insn, index_reads)
+        # a subscript read from memory in the same expression (x[col[k]]): its load first
+        index_depth = max(index_depth, max((_nested_load_depth(i, arrays)
+                                            for _, i in subscripts), default=0))
+        if subscripts and (carried or (not nests[insn.id] and index_depth)):
+            chained[insn.id] = index_depth + 1
+        value_depth, _ = deepest(insn, get_dependencies(insn.expression) - index_reads)
+        depth[insn.id] = max(value_depth, index_depth + 1 if subscripts else index_depth)
+    greatest: dict[tuple[tuple[int, str], ...], int] = {}
+    passes: dict[tuple[tuple[int, str], ...], int] = {}
+    for _, insn, _ in runs:
+        if insn.id not in chained:
+            continue
+        loops = nests[insn.id]
+        greatest[loops] = max(greatest.get(loops, 0), chained[insn.id])
+        if loops not in passes:
+            counted = {name for _, name in loops}
+            domain = _fixed_domain(lin, insn, env)
+            for i in reversed(range(domain.dim(isl.dim_type.set))):
+                if domain.get_dim_name(isl.dim_type.set, i) not in counted:
+                    domain = domain.project_out(isl.dim_type.set, i, 1)
+            passes[loops] = int(domain.count_val().to_python()) if counted else 1
+    return sum(passes[loops] * d for loops, d in greatest.items())
+
+
+def _nested_load_depth(index: tuple, arrays: Mapping[str, Any]) -> int:
+    """Global loads one after another inside *index* (``col[k]`` in ``x[col[k]]``: 1)."""
+    return max((1 + _nested_load_depth(i, arrays) for _, i in _global_subscripts(index, arrays)),
+               default=0)
+
+
 def _issued_load_share(trace: list[TraceRow]) -> dict[str, float]:
     """Per array, the share of an item's loads the compiler issues: a load of an address
     another instruction loaded in the same iteration of the loops the code keeps, under the
@@ -782,6 +890,10 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                 if lin else None
         except Exception:  # noqa: BLE001 -- not affine, or isl cannot state it: no trace
             trace = None
+        try:
+            chained = _chained_load_rounds(lin, env) if lin else 0
+        except Exception:  # noqa: BLE001 -- a domain isl cannot count: rounds unknown
+            chained = 0
     ops: dict[str, float] = {}
     for op, poly in op_map.items():
         n = _count(poly, env)
@@ -846,7 +958,8 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                                           "subgroup_lines": _subgroup_footprint(
                                               knl, every, env, local_size, groups_per_axis,
                                               subgroup_size, nest),
-                                          "item_trace": trace})
+                                          "item_trace": trace,
+                                          "chained_load_rounds": chained})
 
 
 def _private_walk(lin: Any, env: Mapping[str, int]) -> Any:

@@ -11,6 +11,7 @@ import pytest
 from gencl.model import Access, KernelStats, compute_stats, nominal_inputs, params_from, predict
 from gencl.model._cache_reuse import dram_bytes, live_bytes
 from gencl.model._predict import cache_requests, compute_time, memory_bytes
+from gencl.model._stats import variant_stats
 from gencl.model._registers import (
     ADDRESS_WORDS, registers_from_build_log, registers_per_item, resident_items_per_cu,
     with_build_log)
@@ -260,6 +261,82 @@ def test_a_loop_of_dependent_loads_waits_one_latency_per_round():
         **stats.extra, "item_trace": {**stats.extra["item_trace"], "load_rounds": 0}})
     little = predict(no_rounds, p).terms["memory_latency"]
     assert latency == pytest.approx(2 * little, rel=0.05)
+
+
+def _gather(src: str) -> KernelStats:
+    """Statistics of *src* over 256 items in groups of 32, the k loop (10 iterations) kept:
+    val and col are 10 rows of 256 (a slot's rows side by side), x is 256 floats."""
+    import loopy as lp
+
+    knl = lp.make_kernel(
+        "{[i, k]: 0 <= i < n and 0 <= k < K}", src,
+        [lp.GlobalArg("val", np.float32, shape=("K", "n")),
+         lp.GlobalArg("col", np.int32, shape=("K", "n")),
+         lp.GlobalArg("x", np.float32, shape=("n",)),
+         lp.GlobalArg("y", np.float32, shape=("n",), is_output=True),
+         lp.ValueArg("n", np.int32), lp.ValueArg("K", np.int32)],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "i", 32, outer_tag="g.0", inner_tag="l.0")
+    return compute_stats(knl, {"n": 256, "K": 10}, subgroup_size=32)
+
+
+@pytest.mark.parametrize("src, rounds", [
+    # a chase in the kept k loop: each pass waits for the last one's load
+    ("""
+     for i
+         <> p = i {id=start}
+         for k
+             p = col[k, p] {id=step, dep=start}
+         end
+         y[i] = p {dep=step}
+     end
+     """, 10),
+    # straight-line code, no loop: x waits for col, and y's store for both
+    ("""
+     <> j = col[0, i] {id=index}
+     y[i] = x[j] {dep=index}
+     """, 2),
+    # indices of inames only: nothing waits for another load's data
+    ("y[i] = sum(k, val[k, i] * x[i])", 0)])
+def test_a_load_that_reads_its_index_from_a_loads_value_waits_for_it(src, rounds):
+    stats = _gather(src)
+    assert stats.extra["chained_load_rounds"] == rounds
+
+
+@pytest.mark.parametrize("unroll, rounds", [("none", 0), (2, 0), ("full", 2)])
+def test_a_gathers_passes_are_no_chain(unroll, rounds):
+    """spmv_ell's x[j], j = col[k, i]: an index the same pass loads. Its passes do not wait for
+    one another (the compiler may overlap them), so a kept or split slot loop counts no round;
+    unrolled whole, it is straight-line code where x waits for col: two."""
+    from gencl.api import load
+
+    spec = load("spmv_ell")
+    point = spec.complete({"unroll": unroll})
+    stats = variant_stats(spec, point, spec.verify_sizes(point, None), subgroup_size=32)
+    assert stats.extra["item_trace"] is None  # x's index is no affine map
+    assert stats.extra["chained_load_rounds"] == rounds
+
+
+@pytest.mark.parametrize("chains, steps", [(1, 50), (4, 20)])
+def test_a_chase_is_one_round_a_step_and_not_littles_law(chains, steps):
+    """The load_rounds kernel: every item's chains step together, each step's address the last
+    step's value; K steps are K rounds whatever the chains (the item trace has no access map
+    for such an index). Its latency term is one wave × K × Λ: Little's law, which would count
+    one load of each site in flight per item, does not apply to loads that wait in turn."""
+    from gencl.spec import load_spec
+
+    spec = load_spec("load_rounds")
+    point = spec.complete({"items_per_cu": 64, "chains": chains})
+    sizes = {"m": 64 * GPU["compute_units"], "K": steps}
+    stats = variant_stats(spec, point, sizes, subgroup_size=32)
+    assert stats.extra["item_trace"] is None
+    assert stats.extra["chained_load_rounds"] == steps
+    p = params_from({"global_latency_cycles": 1000.0}, GPU)  # 1 µs at 1 GHz; one wave
+    assert predict(stats, p).terms["memory_latency"] == pytest.approx(steps * 1e-6)
+    walk = load_spec("random_walk")
+    walked = variant_stats(walk, walk.complete({"memory": "global", "footprint": 1 << 20}),
+                           {"n": 1 << 18, "K": steps, "granule": 1 << 21}, subgroup_size=32)
+    assert walked.extra["chained_load_rounds"] == steps  # the start (state[0]) is no round
 
 
 def test_a_round_that_rereads_its_neighbours_lines_waits_at_the_largest_cache_level():
