@@ -1,18 +1,22 @@
-"""Sparse matrix × vector in ELLPACK form, a 3-D 7-point matrix: y = A x, x gathered through
-an index array.
+"""Sparse matrix × vector in ELLPACK form: y = A x, x gathered through an index array.
 
-Row i of A has ``K`` = 8 slots: the 7-point Laplacian's columns i, i ± 1, i ± nx, i ± nx·ny
-(mod n: the grid wraps) and one padding slot (column i, value 0), stored slot-major
-(``val[k, i]``, ``col[k, i]``) so that neighbouring rows' slots are neighbouring words. Each
-work item computes one row: ``j = col[k, i]`` then ``x[j]``, a load whose address is another
-load's value. A user kernel of another shape than the stencils: no grid, an index read from
-memory. Knobs: the work-group and how far the slot loop is unrolled.
+Row i of A has ``K`` = 8 slots, stored slot-major (``val[k, i]``, ``col[k, i]``) so that
+neighbouring rows' slots are neighbouring words; the last is a padding slot (column i, value
+0). ``pattern`` says where the other seven columns are: ``stencil``, a 3-D 7-point matrix
+(columns i, i ± 1, i ± nx, i ± nx·ny, mod n: the grid wraps), whose gathers of x are nearly
+coalesced; ``random``, the diagonal and six columns drawn uniformly, whose gathers touch a
+line a lane. Each work item computes one row: ``j = col[k, i]`` then ``x[j]``, a load whose
+address is another load's value. A user kernel of another shape than the stencils: no grid, an
+index read from memory. Knobs: the work-group and how far the slot loop is unrolled. Peers:
+the ELL kernel a user writes by hand (OpenCL on the run's device; CUDA through CuPy) and
+cuSPARSE's CSR product through CuPy, on the same matrix.
 """
 
 import loopy as lp
 import numpy as np
 
-from gencl.spec import BenchmarkSpec, Knob
+from gencl.peers import cupy_call_peer, cupy_kernel_peer, opencl_kernel_peer
+from gencl.spec import ApplicationHooks, BenchmarkSpec, Knob
 
 K = 8
 #: the grid the matrix discretizes, per size class (n = nz·ny·nx rows)
@@ -57,19 +61,23 @@ def verify_sizes(point, device):
     return _sizes("verify")
 
 
-def columns(sizes):
-    """col[k, i] of the 7-point matrix on the wrapped grid, then the padding slot."""
+def columns(pattern, sizes, rng):
+    """col[k, i]: the diagonal, six more columns (the wrapped grid's neighbours, or drawn
+    uniformly), then the padding slot (the diagonal again)."""
     n, plane, row = sizes["n"], sizes["ny"] * sizes["nx"], sizes["nx"]
     i = np.arange(n, dtype=np.int64)
-    offsets = (0, -1, 1, -row, row, -plane, plane, 0)
-    return np.stack([(i + d) % n for d in offsets]).astype(np.int32)
+    if pattern == "stencil":
+        others = [(i + d) % n for d in (-1, 1, -row, row, -plane, plane)]
+    else:
+        others = list(rng.integers(0, n, size=(K - 2, n)))
+    return np.stack([i, *others, i]).astype(np.int32)
 
 
 def inputs(point, sizes, rng):
     n = sizes["n"]
     val = rng.standard_normal((K, n)).astype(np.float32)
     val[K - 1] = 0.0  # the padding slot
-    return {"val": val, "col": columns(sizes),
+    return {"val": val, "col": columns(point["pattern"], sizes, rng),
             "x": rng.standard_normal(n).astype(np.float32)}
 
 
@@ -80,8 +88,60 @@ def reference(values, point, sizes):
     return {"y": acc}
 
 
+# {{{ peers: the same matrix and x
+
+#: the ELL product as a user writes it by hand: one work item a row
+HAND_OPENCL = """
+__kernel void spmv_ell(__global const float *val, __global const int *col,
+                       __global const float *x, __global float *y, const int n)
+{
+    const int i = get_global_id(0);
+    float acc = 0.0f;
+    for (int k = 0; k < 8; ++k)
+        acc += val[k * n + i] * x[col[k * n + i]];
+    y[i] = acc;
+}
+"""
+HAND_CUDA = """
+extern "C" __global__ void spmv_ell(const float *val, const int *col, const float *x, float *y,
+                                    const int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float acc = 0.0f;
+    for (int k = 0; k < 8; ++k)
+        acc += val[k * n + i] * x[col[k * n + i]];
+    y[i] = acc;
+}
+"""
+ARGS = ("val", "col", "x", "y", "n")
+
+
+def _cusparse_csr(ctx, cp):
+    """The matrix in CSR on the device (row i's eight slots in order), cuSPARSE's y = A x."""
+    from cupyx.scipy import sparse
+
+    n = ctx.sizes["n"]
+    data = cp.asarray(np.ascontiguousarray(ctx.inputs["val"].T).ravel())
+    indices = cp.asarray(np.ascontiguousarray(ctx.inputs["col"].T).ravel())
+    indptr = cp.arange(0, K * n + 1, K, dtype=cp.int32)
+    matrix = sparse.csr_matrix((data, indices, indptr), shape=(n, n))
+    x = cp.asarray(ctx.inputs["x"])
+    return lambda: {"y": matrix @ x}
+
+
+PEERS = {
+    "hand_opencl": opencl_kernel_peer(HAND_OPENCL, "spmv_ell", args=ARGS,
+                                      global_size=lambda ctx: (ctx.sizes["n"],)),
+    "cuda_naive": cupy_kernel_peer(HAND_CUDA, "spmv_ell", args=ARGS,
+                                   launch=lambda ctx: ((-(-ctx.sizes["n"] // 256),), (256,))),
+    "cusparse_csr": cupy_call_peer(_cusparse_csr),
+}
+# }}}
+
+
 def bytes_moved(point, sizes):
-    """val and col once, x once (its gathers hit the cache after the first), y once."""
+    """val and col once, x once (the least its gathers can move), y once."""
     return float(sizes["n"]) * (K * 8 + 4 + 4)
 
 
@@ -93,6 +153,7 @@ SPEC = BenchmarkSpec(
     name="spmv_ell",
     description=__doc__.strip().splitlines()[0],
     program=program,
+    params={"pattern": ("stencil", "random")},
     knobs={"workgroup": Knob("workgroup", (128, 64, 256, 512), {"inames": ("i",)}),
            "unroll": Knob("unroll", ("none", 2, 4, "full"), {"iname": "k"})},
     inputs=inputs,
@@ -101,5 +162,5 @@ SPEC = BenchmarkSpec(
     verify_sizes=verify_sizes,
     metrics={"bytes": bytes_moved, "flops": flops},
     group="application",
-    tolerance={"float32": 1e-5},
+    hooks=ApplicationHooks(peers=PEERS),
 )

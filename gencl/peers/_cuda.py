@@ -1,4 +1,5 @@
-"""Peers on a CUDA GPU: torch eager, torch.compile, and a CUDA C kernel through CuPy.
+"""Peers on a CUDA GPU: torch eager, torch.compile, a CUDA C kernel through CuPy, and a
+library call through CuPy (cuSPARSE, cuBLAS, cuFFT behind ``cupyx``/``cupy``).
 
 Timed with CUDA events (batches of calls ≥ 0.2 ms, median of the samples) after their answer
 matched the reference. Without torch/cupy, or without a CUDA device, they raise PeerUnavailable:
@@ -126,6 +127,28 @@ def cupy_kernel_peer(source: str | Callable[[PeerContext], str], name: str, *,
         call()
         cp.cuda.Device().synchronize()
         ctx.check({k: cp.asnumpy(v) for k, v in dev if k in want}, want)
+        return cuda_event_time(call, cp.cuda.Event, cp.cuda.get_elapsed_time,
+                               cp.cuda.Device().synchronize, ctx.repeats)
+
+    return peer
+
+
+def cupy_call_peer(setup: Callable[[PeerContext, Any], Callable[[], Mapping[str, Any]]]) -> Peer:
+    """A vendor library's call through CuPy (``cupyx.scipy.sparse`` → cuSPARSE, ``cupy.matmul``
+    → cuBLAS …).
+
+    Args:
+        setup: ``setup(ctx, cupy)`` builds the library's data on the device from the context's
+            inputs, once (a sparse matrix's format conversion is not timed), and returns the
+            call that is timed; the call returns the outputs by name (device arrays).
+    """
+
+    def peer(ctx: PeerContext) -> float:
+        cp = _cupy()
+        call = setup(ctx, cp)
+        got = call()
+        cp.cuda.Device().synchronize()
+        ctx.check({k: cp.asnumpy(v) for k, v in got.items()})
         return cuda_event_time(call, cp.cuda.Event, cp.cuda.get_elapsed_time,
                                cp.cuda.Device().synchronize, ctx.repeats)
 

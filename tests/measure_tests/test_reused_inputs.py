@@ -88,3 +88,39 @@ def test_early_stop_keeps_at_least_the_minimum_and_never_exceeds_repeats():
         timing.done(bound)
     finally:
         timing.release()
+
+
+def test_shared_buffers_are_drawn_again_where_a_parameter_changes_the_data(engine):
+    """A space's shared timing buffers (gencl space) serve every variant of one layout, but
+    spmv_ell's sparsity pattern changes the data and not the layout: a point of the other
+    pattern gets its own columns, uploaded anew (before, it was timed on the first one's)."""
+    import pyopencl as cl
+
+    from gencl.measure import SharedInputs
+
+    spec = load_spec("spmv_ell")
+    shared = SharedInputs(spec)
+    sizes = spec.sizes(spec.complete({}), engine.info, True)
+
+    def columns(pattern, workgroup):
+        built = engine.build(lower(spec, spec.complete({"pattern": pattern,
+                                                        "workgroup": workgroup})))
+        bound = shared.bind(engine, built, sizes)
+        names = [a.name for a in built.variant.args]
+        buf = bound.arg_sets[0][names.index("col")]
+        host = np.empty(spec.inputs(built.variant.point, sizes,
+                                    np.random.default_rng(0))["col"].size, np.int32)
+        cl.enqueue_copy(engine.queue, host, buf)
+        return buf, host
+
+    try:
+        stencil, stencil_cols = columns("stencil", 64)
+        again, _ = columns("stencil", 128)  # another work-group: the same buffers
+        assert again is stencil
+        _, random_cols = columns("random", 64)
+        want = spec.inputs(spec.complete({"pattern": "random"}), sizes,
+                           np.random.default_rng(0))["col"].ravel()
+        assert np.array_equal(random_cols, want)
+        assert not np.array_equal(random_cols, stencil_cols)
+    finally:
+        shared.release()

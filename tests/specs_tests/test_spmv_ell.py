@@ -1,5 +1,6 @@
-"""spmv_ell: the matrix is the wrapped grid's 7-point one, and every variant of its space
-matches numpy on PoCL (random values and x; the padding slot's zeros only)."""
+"""spmv_ell: the matrix is the wrapped grid's 7-point one (or the diagonal and random columns),
+every variant of its space matches numpy on PoCL (random values and x; the padding slot's zeros
+only), and the hand-written OpenCL peer runs there while the CUDA ones say why they cannot."""
 
 from __future__ import annotations
 
@@ -25,11 +26,23 @@ def test_each_row_holds_its_seven_neighbours_and_a_padding_slot():
     assert (values["val"][-1] == 0).all() and (values["val"][:-1] != 0).all()
 
 
-SPACE = [dict(zip(("workgroup", "unroll"), p))
-         for p in itertools.product((128, 64, 256, 512), ("none", 2, 4, "full"))]
+def test_random_rows_hold_the_diagonal_and_columns_anywhere():
+    spec = load_spec("spmv_ell")
+    point = spec.complete({"pattern": "random"})
+    sizes = spec.verify_sizes(point, None)
+    col = spec.inputs(point, sizes, np.random.default_rng(0))["col"]
+    n = sizes["n"]
+    assert (col[0] == np.arange(n)).all() and (col[-1] == np.arange(n)).all()
+    # the drawn columns spread over the whole vector, not near the diagonal
+    assert np.abs(col[1:-1].astype(np.int64) - np.arange(n)).mean() > n / 4
 
 
-@pytest.mark.parametrize("point", SPACE, ids=[f"{p['workgroup']}-{p['unroll']}" for p in SPACE])
+SPACE = [dict(zip(("pattern", "workgroup", "unroll"), p))
+         for p in itertools.product(("stencil", "random"), (128, 64, 256, 512),
+                                    ("none", 2, 4, "full"))]
+
+
+@pytest.mark.parametrize("point", SPACE, ids=["-".join(map(str, p.values())) for p in SPACE])
 def test_variant_matches_numpy(engine, point):
     spec = load_spec("spmv_ell")
     point = spec.complete(point)
@@ -38,3 +51,17 @@ def test_variant_matches_numpy(engine, point):
     err = verify_variant(engine, spec, built, sizes,
                          spec.inputs(point, sizes, np.random.default_rng(7)))
     assert err <= 1.0
+
+
+def test_peers_on_the_cpu(engine):
+    from gencl.peers import PeerContext, PeerUnavailable
+
+    spec = load_spec("spmv_ell")
+    point = spec.complete({"pattern": "random"})
+    sizes = spec.verify_sizes(point, engine.info)
+    ctx = PeerContext(spec, point, sizes, spec.inputs(point, sizes, np.random.default_rng(3)),
+                      engine, repeats=3)
+    assert spec.hooks.peers["hand_opencl"](ctx) > 0  # checked against numpy, then timed
+    for name in ("cuda_naive", "cusparse_csr"):
+        with pytest.raises(PeerUnavailable):
+            spec.hooks.peers[name](ctx)
