@@ -9,7 +9,7 @@ line a lane. Each work item computes one row: ``j = col[k, i]`` then ``x[j]``, a
 address is another load's value. A user kernel of another shape than the stencils: no grid, an
 index read from memory. Knobs: the work-group and how far the slot loop is unrolled. Peers:
 the ELL kernel a user writes by hand (OpenCL on the run's device; CUDA through CuPy) and
-cuSPARSE's CSR product through CuPy, on the same matrix.
+cuSPARSE's CSR product through CuPy, on the same matrix (the default point's: banded).
 """
 
 import loopy as lp
