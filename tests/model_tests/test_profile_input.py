@@ -81,6 +81,22 @@ def test_explain_what_if_from_a_committed_profile(tmp_path, profile, name):
     assert 100e-6 < data["prediction"]["time_s"] < 1e-3
 
 
+def test_accuracy_over_a_profiles_own_benchmark_records(tmp_path):
+    """``--accuracy`` reads a profile's raw benchmark file as it reads a space's results: the
+    load_rounds points (README's command), each predicted from the rest of the H100 profile,
+    the kernel named as one the terms were developed on."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-m", "gencl", "explain", "load_rounds", "--profile", str(H100),
+         "--accuracy", str(H100.parent / "raw" / "load_rounds.json"), "--json"], cwd=tmp_path,
+        env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["n"] == 18 and data["spec"] == "load_rounds"
+    assert data["model_role"] == "developed on"
+    assert data["params"]["global_latency_cycles"] == "measured"
+
+
 @pytest.mark.parametrize("bad", ["nothing.json", "summary.json"])
 def test_a_missing_profile_is_one_line_and_exit_2(tmp_path, bad):
     out = subprocess.run(
