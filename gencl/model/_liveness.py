@@ -87,7 +87,9 @@ class _Walk:
                                    if isinstance(tag, VectorArrayDimTag)}
                             for name, a in self.arrays.items()}
         rng = random.Random(0)
-        names = set(lin.all_inames()) | set(lin.all_params())
+        # sorted: the values drawn for each name must not follow the process's string hashes
+        # (a set's order), or the constants found, and the live words, vary from run to run
+        names = sorted(set(lin.all_inames()) | set(lin.all_params()))
         # an index is a constant where it takes one value at two random points
         self.points: list[Mapping[str, int]] = [
             {n: rng.randrange(1 << 10, 1 << 20) for n in names} for _ in range(2)]

@@ -26,7 +26,7 @@ import numpy as np
 from gencl._json import dumps_json
 
 # (28 and 29 were offline trials' versions, whose cached statistics may linger in a cache)
-STATS_VERSION = "30"
+STATS_VERSION = "31"
 
 
 @dataclass(frozen=True)
@@ -484,6 +484,29 @@ def _item_extents(domains: list[tuple[Any, list[str]]], hw: Mapping[str, tuple[b
 TraceRow = tuple[tuple, str, int, bool, tuple, tuple, int]
 
 
+#: one run of an instruction: its place in the linearized kernel, the instruction, the loops
+#: around it (place entered, iname), outermost first
+InstructionRun = tuple[int, Any, tuple[tuple[int, str], ...]]
+
+
+def _instruction_runs(lin: Any, vector: set[str]) -> list[InstructionRun]:
+    """Each run of an assignment in *lin*'s linearized order: (its place, the instruction, the
+    loops around it, outermost first, as (place entered, iname)); a loop's place tells sibling
+    loops of one iname apart, and a *vector* iname is no loop (its lanes are one position)."""
+    runs: list[InstructionRun] = []
+    stack: list[tuple[int, str]] = []
+    insns = {i.id: i for i in lin.instructions}
+    for k, item in enumerate(lin.linearization):
+        kind = type(item).__name__
+        if kind == "EnterLoop" and item.iname not in vector:
+            stack.append((k, item.iname))
+        elif kind == "LeaveLoop" and item.iname not in vector:
+            stack.pop()
+        elif kind == "RunInstruction" and hasattr(insns[item.insn_id], "expression"):
+            runs.append((k, insns[item.insn_id], tuple(stack)))
+    return runs
+
+
 def _load_rounds(trace: list[TraceRow]) -> int:
     """Load rounds of a trace in program order: a new one wherever the next load is in another
     iteration of the kept loops than the last (the code's straight-line stretches between
@@ -512,26 +535,16 @@ def _chained_load_rounds(lin: Any, env: Mapping[str, int]) -> int:
 
     arrays = {a.name: a for a in lin.args
               if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
-    kept: set[str] = set()      # sequential loops in the code
-    unrolled: set[str] = set()  # and straight-line copies
+    kept: set[str] = set()    # sequential loops in the code (not unrolled copies)
+    vector: set[str] = set()
     for name, tags in lin.inames.items():
         kinds = {type(t).__name__ for t in tags.tags}
-        if kinds & {"LocalInameTag", "GroupInameTag", "VectorizeTag"}:
-            continue
-        (unrolled if any("Unroll" in k for k in kinds) else kept).add(name)
-    # each run of an instruction: its place in the code and the loops around it, outermost
-    # first (a loop's place tells sibling loops of one iname apart)
-    runs: list[tuple[int, Any, tuple[tuple[int, str], ...]]] = []
-    stack: list[tuple[int, str]] = []
-    insns = {i.id: i for i in lin.instructions}
-    for k, item in enumerate(lin.linearization):
-        kind = type(item).__name__
-        if kind == "EnterLoop" and item.iname in kept | unrolled:
-            stack.append((k, item.iname))
-        elif kind == "LeaveLoop" and item.iname in kept | unrolled:
-            stack.pop()
-        elif kind == "RunInstruction" and hasattr(insns[item.insn_id], "expression"):
-            runs.append((k, insns[item.insn_id], tuple(stack)))
+        if "VectorizeTag" in kinds:
+            vector.add(name)
+        elif not kinds & {"LocalInameTag", "GroupInameTag"} \
+                and not any("Unroll" in k for k in kinds):
+            kept.add(name)
+    runs = _instruction_runs(lin, vector)
     order = {insn.id: k for k, insn, _ in runs}
 
     def nest(loops: tuple[tuple[int, str], ...]) -> tuple[tuple[int, str], ...]:
@@ -695,17 +708,7 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
                 vector.add(name)
             elif "Unroll" in kind:  # unr, ilp.unr: straight-line copies in the code
                 unrolled.add(name)
-    runs: list[tuple[int, Any, tuple[tuple[int, str], ...]]] = []
-    stack: list[tuple[int, str]] = []
-    insns = {i.id: i for i in lin.instructions}
-    for k, item in enumerate(lin.linearization):
-        kind = type(item).__name__
-        if kind == "EnterLoop" and item.iname not in vector:
-            stack.append((k, item.iname))
-        elif kind == "LeaveLoop" and item.iname not in vector:
-            stack.pop()
-        elif kind == "RunInstruction" and hasattr(insns[item.insn_id], "expression"):
-            runs.append((k, insns[item.insn_id], tuple(stack)))
+    runs = _instruction_runs(lin, vector)
     layout = {name: (_element_strides(arg, env), int(np.dtype(arg.dtype.numpy_dtype).itemsize))
               for name, arg in arrays.items()}
 
