@@ -391,8 +391,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
                          for a in stats.accesses if a.space == "global"))
     per_item += (traffic or {}).get("copy_bytes_in_flight_per_item", 0.0)
     in_flight = conc * p.compute_units * per_item
-    # loads that wait for one another's data (a chase, a gather through an index array) are
-    # not all in flight at once, as Little's law assumes here: their rounds price them
+    # loads that wait for one another's data (a chase; a gather in straight-line code) are not
+    # all in flight at once, as Little's law assumes here: their rounds price them
     chained = float(stats.extra.get("chained_load_rounds") or 0)
     t_little = dram * p.global_latency_s / in_flight \
         if in_flight and p.little_over_items and not chained else 0.0
