@@ -45,7 +45,11 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   instructions of the item brought in (lane-by-lane ones, and those of a register-blocked row
   whose lanes lie more than one vector apart) miss the first level where it cannot hold the
   lines of all resident sub-groups, and cost one more request each at the next level's
-  measured rate (``_cache_reuse.first_level_hit_share``, ``l2_requests_per_s``);
+  measured rate (``_cache_reuse.first_level_hit_share``, ``l2_requests_per_s``); a gather
+  (``x[col[k]]``: an index the data gives, which loopy sees no lane stride in) is counted on
+  the spec's own data (``_gathers``): each sub-group instruction's distinct lines at the first
+  level, and the lines new to its work-group at the next level's rate instead, unless the whole
+  gathered array fits the first level; its sectors are the bytes it moves;
 - work-group dispatch: starting a work-group costs a fixed time (``workgroup_dispatch``
   benchmark); tiny work-groups make a memory-bound kernel dispatch-bound. A group's start
   overlaps the other groups' traffic, not the arithmetic alu_fetch measures, so this term joins
@@ -98,6 +102,8 @@ from gencl.model._cache_reuse import (
     first_level_fills, first_level_hit_share, live_bytes, miss_shares, reuse_gaps,
     trace_load_bytes)
 from gencl.model._params import ModelParams
+from gencl.model._gathers import SECTOR_BYTES as GATHER_SECTOR_BYTES
+from gencl.model._gathers import gather_shares
 from gencl.model._registers import resident_items_per_cu, spill_requests
 from gencl.model._stats import Access, KernelStats
 from gencl.model._vector_rate import op_rate, vectorized
@@ -153,15 +159,42 @@ def compute_time(stats: KernelStats, p: ModelParams) -> float:
     return total
 
 
-def access_efficiency(a: Access, p: ModelParams) -> float:
-    """Useful bytes over bytes moved for one access site (seed 001 §IV-F granularity)."""
+def access_efficiency(a: Access, p: ModelParams, stats: KernelStats | None = None) -> float:
+    """Useful bytes over bytes moved for one access site (seed 001 §IV-F granularity); a
+    gather's by the sectors its sub-group instructions touch in the data (*stats*)."""
     useful = a.itemsize * (1 if a.per_lane else a.vec_width)
+    counted = _gathered(a, stats, p)
+    if counted is not None:
+        lanes, rows = _subgroup_shape(stats, p)  # type: ignore[arg-type]
+        return min(1.0, useful * lanes * rows / (counted[1] * GATHER_SECTOR_BYTES))
     if a.lid0_stride is None:
         return useful / max(useful, p.sector_bytes)
     step = abs(a.lid0_stride) * a.itemsize
     if step <= useful:
         return 1.0
     return useful / max(useful, min(step, p.sector_bytes))
+
+
+def _gathered(a: Access, stats: KernelStats | None, p: ModelParams
+              ) -> tuple[float, float, float] | None:
+    """(lines per sub-group instruction, sectors per instruction, share of the lines new to
+    the work-group) of a gather site, counted on the data (``_gathers.gather_shares``)."""
+    if not a.gather or stats is None:
+        return None
+    return gather_shares(stats.extra.get("gathers") or {}, a.array, p.request_line_bytes)
+
+
+def gather_misses(a: Access, stats: KernelStats, p: ModelParams, requests: float) -> float:
+    """Of a gather site's *requests*, those the first level does not hold: the lines new to
+    each work-group (a group's own re-touches hit), none where the whole gathered array fits
+    the first level (spmv_ell's x up to 128 KiB measures as if it did on an H100)."""
+    counted = _gathered(a, stats, p)
+    if counted is None:
+        return 0.0
+    first = p.cache_level_bytes[0] if p.cache_level_bytes else 0
+    if stats.footprint.get(a.array, math.inf) <= first:
+        return 0.0
+    return requests * counted[2]
 
 
 def _leaves_gaps(a: Access) -> bool:
@@ -184,7 +217,7 @@ def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float, floa
             continue
         useful += a.bytes
         key = (a.array, a.direction)
-        moved[key] = moved.get(key, 0.0) + a.bytes / access_efficiency(a, p)
+        moved[key] = moved.get(key, 0.0) + a.bytes / access_efficiency(a, p, stats)
     trace: Mapping[str, Any] = stats.extra.get("item_trace") or {}
     resident = _concurrency(stats, p) * p.compute_units
     gaps = reuse_gaps(trace, resident) if p.cached else {}
@@ -268,6 +301,9 @@ def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
             instructions *= shares.get(a.array, 1.0)
         instructions *= issued_chunk_share(stats, a, chunk)
     line = p.request_line_bytes
+    counted = _gathered(a, stats, p)
+    if counted is not None:         # the data's lines per sub-group instruction
+        return instructions * counted[0]
     if a.lid0_stride is None:       # not affine: every lane its own line
         per_row = lanes * math.ceil(chunk / line)
     else:
@@ -380,11 +416,16 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     lane_hits = first_level_hit_share(stats, "per_lane_lines", conc, p)
     gap_hits = first_level_hit_share(stats, "subgroup_lines", conc, p)
     lane_misses, gap_misses = lane_requests * (1.0 - lane_hits), gap_requests * (1.0 - gap_hits)
-    misses = lane_misses + gap_misses
+    # a gather's lines new to its work-group go on to the next level; the next level's rate
+    # (its benchmark's requests missed the first level too) prices their whole path
+    gathered = sum(gather_misses(a, stats, p, n) for a, n in per_site)
+    requests -= gathered
     retouching = lane_requests + gap_requests
+    misses = lane_misses + gap_misses
     hits = 1.0 - misses / retouching if retouching else 1.0
     t_miss = misses / p.l2_requests_per_s if misses and p.l2_requests_per_s else 0.0
-    t_req = requests / p.cache_requests_per_s + t_miss
+    t_gather = gathered / p.l2_requests_per_s if gathered and p.l2_requests_per_s else 0.0
+    t_req = requests / p.cache_requests_per_s + t_miss + t_gather
     # Little's law on DRAM: bytes in flight = one access of each site per resident work item,
     # plus the asynchronous copies a temporal launch keeps in flight (loopy does not see them)
     per_item = float(sum(a.itemsize * (1 if a.per_lane else a.vec_width)
@@ -486,7 +527,8 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
     total = max(body, 1e-30)
     mem_share = max(terms["memory_bandwidth"], terms["l2_bandwidth"], terms["memory_latency"],
                     terms["cache_requests"]) / total
-    moved = sum(a.bytes / access_efficiency(a, p) for a in stats.accesses if a.space == "global")
+    moved = sum(a.bytes / access_efficiency(a, p, stats) for a in stats.accesses
+                if a.space == "global")
     granularity = min(1.0, useful / moved) if moved else 1.0
     occupancy = min(1.0, conc / p.ridge_items_per_cu)
     local_share = terms["local_memory"] / total

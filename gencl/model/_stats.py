@@ -26,7 +26,7 @@ import numpy as np
 from gencl._json import dumps_json
 
 # (28 and 29 were offline trials' versions, whose cached statistics may linger in a cache)
-STATS_VERSION = "31"
+STATS_VERSION = "32"
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,8 @@ class Access:
     #                            each lane is its own instruction on the vector's chunk
     lane_vectors: bool = False  # the whole vectors the lanes of lane-by-lane instructions
     #                             reach (_lane_vector_loads): each counted once already
+    gather: bool = False  # a load whose index the data gives (x[col[k]]): its lines and
+    #                       sectors come from the data (extra["gathers"], gencl.model._gathers)
 
     @property
     def bytes(self) -> float:
@@ -847,9 +849,13 @@ def _only(t_unit: Any, ids: frozenset[str], keep: bool) -> Any:
     return t_unit.with_kernel(knl.copy(instructions=insns))
 
 
-def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) -> KernelStats:
-    """Count ops, memory accesses and barriers of a transformed program at *sizes*."""
+def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int,
+                  values: Mapping[str, Any] | None = None) -> KernelStats:
+    """Count ops, memory accesses and barriers of a transformed program at *sizes*; *values*
+    (the spec's inputs at *sizes*) count its gathers' lines (gencl.model._gathers)."""
     import loopy as lp
+
+    from gencl.model._gathers import gather_requests
 
     env = {k: int(v) for k, v in sizes.items()}
     with warnings.catch_warnings():
@@ -897,6 +903,11 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
             chained = _chained_load_rounds(lin, env) if lin else 0
         except Exception:  # noqa: BLE001 -- a domain isl cannot count: rounds unknown
             chained = 0
+        try:
+            gathers = gather_requests(lin, values, env, local_size, groups_per_axis,
+                                      subgroup_size) if lin and values else {}
+        except Exception:  # noqa: BLE001 -- an index numpy cannot evaluate: priced as before
+            gathers = {}
     ops: dict[str, float] = {}
     for op, poly in op_map.items():
         n = _count(poly, env)
@@ -932,9 +943,12 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                 # loopy's one access per lane per subscript → the whole vectors loaded
                 subscripts, loads, _ = vectors[mem.variable]
                 n, kept, whole_vectors = n * loads / subscripts, False, True
+            # loopy sees no lane stride in a gathered index (a temporary): 0, the gather
+            gather = mem.variable in gathers and lid0 == 0.0 and mem.direction != "store"
             accesses.append(Access(str(mem.variable), space, mem.direction or "load",
                                    int(np.dtype(mem.dtype.numpy_dtype).itemsize),
-                                   width, n, lid0, per_lane=kept, lane_vectors=whole_vectors))
+                                   width, n, lid0, per_lane=kept, lane_vectors=whole_vectors,
+                                   gather=gather))
     footprint = {}
     for arg in knl.args:
         if isinstance(arg, lp.ArrayArg) and arg.address_space == lp.AddressSpace.GLOBAL \
@@ -962,7 +976,8 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int) 
                                               knl, every, env, local_size, groups_per_axis,
                                               subgroup_size, nest),
                                           "item_trace": trace,
-                                          "chained_load_rounds": chained})
+                                          "chained_load_rounds": chained,
+                                          "gathers": gathers})
 
 
 def _private_walk(lin: Any, env: Mapping[str, int]) -> Any:
@@ -1049,6 +1064,22 @@ def _lid_axes(knl: Any) -> set[int]:
     return axes
 
 
+def _gather_data(spec: Any, t_unit: Any, point: Mapping[str, Any],
+                 sizes: Mapping[str, int]) -> Mapping[str, Any] | None:
+    """The spec's inputs at *sizes* (the measurement's draw, seed 0) where the program gathers
+    (gencl.model._gathers); None where it does not or the spec draws no inputs."""
+    from gencl.model._gathers import gather_sites
+
+    if getattr(spec, "inputs", None) is None or not gather_sites(t_unit.default_entrypoint):
+        return None
+    from gencl.measure._inputs import draw_inputs
+
+    try:
+        return draw_inputs(spec, point, sizes).values
+    except Exception:  # noqa: BLE001 -- the draw needs what the model lacks: priced as before
+        return None
+
+
 # {{{ disk cache
 
 def _stats_dir() -> Path | None:
@@ -1077,8 +1108,9 @@ def variant_stats(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int],
             return KernelStats.from_json(json.loads(path.read_text()))
         except (ValueError, TypeError, KeyError):
             pass
-    stats = compute_stats(transform_program(spec, dict(point)), sizes,
-                          subgroup_size=subgroup_size)
+    t_unit = transform_program(spec, dict(point))
+    stats = compute_stats(t_unit, sizes, subgroup_size=subgroup_size,
+                          values=_gather_data(spec, t_unit, point, sizes))
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -1,4 +1,5 @@
-"""spmv_ell: the matrix is the wrapped grid's 7-point one (or the diagonal and random columns),
+"""spmv_ell: the matrix is the wrapped grid's 7-point one (or the diagonal and random columns,
+anywhere or near the diagonal),
 every variant of its space matches numpy on PoCL (random values and x; the padding slot's zeros
 only), and the hand-written OpenCL peer runs there while the CUDA ones say why they cannot."""
 
@@ -37,8 +38,22 @@ def test_random_rows_hold_the_diagonal_and_columns_anywhere():
     assert np.abs(col[1:-1].astype(np.int64) - np.arange(n)).mean() > n / 4
 
 
+def test_window_rows_hold_the_diagonal_and_columns_near_it():
+    spec = load_spec("spmv_ell")
+    window = 1024  # the spec's WINDOW
+    n, ny, nx = 8 * 16 * 128, 16, 128  # its quick grid, 8 windows long
+    col = spec.inputs(spec.complete({"pattern": "window"}), {"n": n, "ny": ny, "nx": nx},
+                      np.random.default_rng(0))["col"]
+    i = np.arange(n)
+    assert (col[0] == i).all() and (col[-1] == i).all()
+    # wrapped distance to the diagonal: within the window, and spread over all of it
+    away = (col[1:-1].astype(np.int64) - i) % n
+    away = np.minimum(away, n - away)
+    assert away.max() == window and away.mean() > window / 3
+
+
 SPACE = [dict(zip(("pattern", "workgroup", "unroll"), p))
-         for p in itertools.product(("stencil", "random"), (128, 64, 256, 512),
+         for p in itertools.product(("stencil", "random", "window"), (128, 64, 256, 512),
                                     ("none", 2, 4, "full"))]
 
 

@@ -1,0 +1,253 @@
+"""Gathers: global loads whose address the data gives (``x[j]`` with ``j = col[k, i]``), counted
+on the data they read.
+
+loopy's counters see no lane stride in ``x[j]`` (``j`` is a temporary, not an iname), so the model
+priced such a load as a broadcast: one line a sub-group. Where the indices point is in the data,
+not the program: spmv_ell's banded matrix gathers nearly coalesced rows of x, its random one a line
+a lane, and the same program measures 106 and 234 µs on an H100. So the gathers are evaluated on
+the spec's own inputs (``spec.inputs`` at the sizes predicted, seed 0: the data the measurement
+uploads) for a sample of work-groups: each sub-group instruction's distinct lines and sectors, and
+how many of a work-group's line requests bring a line the group has not touched before (those
+miss a first-level cache that cannot hold the whole gathered array).
+
+Evaluated per work-group: an instruction's domain with the group's ids fixed gives its items and
+iterations (isl), and the index expressions are evaluated on them with numpy, a temporary by the
+instruction that writes it in the same loops, a global array by the bytes the measurement
+uploads (the spec's arrays as laid out in memory, indexed by the variant's strides).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+#: work-groups evaluated, spread evenly over the launch
+SAMPLE_GROUPS = 64
+#: sector and line sizes the requests are counted at (a GPU's sector; a CPU's and a GPU's line)
+SECTOR_BYTES = 32
+LINE_BYTES = (64, 128)
+
+
+def _global_arrays(knl: Any) -> dict[str, Any]:
+    import loopy as lp
+
+    return {a.name: a for a in knl.args
+            if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
+
+
+def _single_writers(knl: Any) -> dict[str, Any]:
+    """Private temporaries written by one instruction: name → that instruction."""
+    writers: dict[str, list[Any]] = {}
+    for insn in knl.instructions:
+        if hasattr(insn, "expression"):
+            for name in insn.assignee_var_names():
+                if name in knl.temporary_variables:
+                    writers.setdefault(name, []).append(insn)
+    return {name: w[0] for name, w in writers.items() if len(w) == 1}
+
+
+def data_temporaries(knl: Any) -> dict[str, Any]:
+    """Private temporaries whose value comes from global memory (directly, or through another
+    such temporary): name → the one instruction writing it (a temporary written twice is
+    left out: which write a gather reads is then a question of order)."""
+    from loopy.symbolic import get_dependencies
+
+    from gencl.model._stats import _global_subscripts
+
+    arrays = _global_arrays(knl)
+    single = _single_writers(knl)
+    found: dict[str, Any] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, insn in single.items():
+            if name in found:
+                continue
+            if _global_subscripts(insn.expression, arrays) \
+                    or get_dependencies(insn.expression) & set(found):
+                found[name] = insn
+                changed = True
+    return found
+
+
+def gather_sites(knl: Any) -> list[tuple[Any, str, tuple]]:
+    """(instruction, array, index) of every global load whose index reads memory: a data
+    temporary, or a global array inside the subscript (``x[col[k]]``)."""
+    from loopy.symbolic import get_dependencies
+
+    from gencl.model._stats import _global_subscripts
+
+    arrays = _global_arrays(knl)
+    data = data_temporaries(knl)
+    sites = []
+    for insn in knl.instructions:
+        if not hasattr(insn, "expression"):
+            continue
+        for name, index in _global_subscripts(insn.expression, arrays):
+            reads = set().union(*(get_dependencies(i) for i in index))
+            if reads & set(data) or any(_global_subscripts(i, arrays) for i in index):
+                sites.append((insn, name, index))
+    return sites
+
+
+def _written_in_order(knl: Any) -> list[tuple[str, Any]]:
+    """(name, writer) of the private temporaries written once, each after the temporaries its
+    value reads (an index may read a data temporary, or one computed from inames)."""
+    from loopy.symbolic import get_dependencies
+
+    single = _single_writers(knl)
+    ordered: list[tuple[str, Any]] = []
+    done: set[str] = set()
+    while len(done) < len(single):
+        ready = [n for n in single if n not in done
+                 and not (get_dependencies(single[n].expression) & (set(single) - done - {n}))]
+        if not ready:
+            break  # a cycle (an accumulator reads itself): the rest are not evaluated
+        for n in sorted(ready):
+            ordered.append((n, single[n]))
+            done.add(n)
+    return ordered
+
+
+class _Memory:
+    """A global array as the measurement uploads it: the spec's array's bytes, indexed by the
+    variant's element strides."""
+
+    def __init__(self, values: np.ndarray, strides: list[int]) -> None:
+        self.flat = np.ravel(np.ascontiguousarray(values))
+        self.strides = strides
+
+    def offset(self, index: Any) -> np.ndarray:
+        index = index if isinstance(index, tuple) else (index,)
+        if len(index) != len(self.strides):
+            raise ValueError("subscript rank differs from the array's")
+        return sum(np.asarray(i, dtype=np.int64) * s for i, s in zip(index, self.strides))
+
+    def __getitem__(self, index: Any) -> np.ndarray:
+        offset = self.offset(index)
+        if np.any(offset < 0) or np.any(offset >= self.flat.size):
+            raise ValueError("index outside the array")
+        return self.flat[offset]
+
+
+def _evaluate(expr: Any, context: Mapping[str, Any]) -> Any:
+    from pymbolic.mapper.evaluator import EvaluationMapper
+
+    class Evaluate(EvaluationMapper):
+        def map_subscript(self, e: Any) -> Any:  # type: ignore[override]
+            aggregate = self.rec(e.aggregate)
+            index = self.rec(e.index)
+            if isinstance(aggregate, _Memory):
+                return aggregate[index]
+            return aggregate  # a private temporary's subscript (an ilp copy): its value here
+
+        def map_floor_div(self, e: Any) -> Any:  # type: ignore[override]
+            return np.floor_divide(self.rec(e.numerator), self.rec(e.denominator))
+
+        def map_remainder(self, e: Any) -> Any:  # type: ignore[override]
+            return np.remainder(self.rec(e.numerator), self.rec(e.denominator))
+
+    return Evaluate(dict(context))(expr)
+
+
+def gather_requests(lin: Any, values: Mapping[str, Any], env: Mapping[str, int],
+                    local_size: tuple[int, ...], groups_per_axis: tuple[int, ...],
+                    subgroup_size: int) -> dict[str, dict[str, Any]]:
+    """Per gathered array, over the sampled work-groups: "requests" (sub-group instructions),
+    "sectors" and "lines" (distinct ones each touches, summed; lines per ``LINE_BYTES``) and
+    "new_lines" (per line size: the distinct lines each work-group touches, summed: a
+    group's requests for lines it touched before may hit the first level). {} where the
+    kernel has no gather or its indices cannot be evaluated."""
+    import islpy as isl
+
+    from gencl.model._stats import _element_strides, _fixed_domain, _points
+
+    sites = gather_sites(lin)
+    if not sites:
+        return {}
+    arrays = _global_arrays(lin)
+    memory = {}
+    for name, arg in arrays.items():
+        if name in values and isinstance(values[name], np.ndarray):
+            memory[name] = _Memory(values[name], _element_strides(arg, env))
+    written = _written_in_order(lin)
+    hw: dict[str, tuple[bool, int]] = {}
+    for name, tags in lin.inames.items():
+        for t in tags.tags:
+            kind = type(t).__name__
+            if kind in ("LocalInameTag", "GroupInameTag"):
+                hw[name] = (kind == "GroupInameTag", int(t.axis))
+    axes = max(len(local_size), len(groups_per_axis))
+    local = tuple(local_size) + (1,) * (axes - len(local_size))
+    groups = tuple(groups_per_axis) + (1,) * (axes - len(groups_per_axis))
+    total = int(np.prod(groups))
+    sample = np.unique(np.linspace(0, total - 1, min(SAMPLE_GROUPS, total)).astype(int))
+    sg = max(1, min(subgroup_size, int(np.prod(local))))
+    out: dict[str, dict[str, Any]] = {}
+    for insn, array, index in sites:
+        domain = _fixed_domain(lin, insn, env)
+        for i in reversed(range(domain.dim(isl.dim_type.set))):
+            if domain.get_dim_name(isl.dim_type.set, i) not in insn.within_inames:
+                domain = domain.project_out(isl.dim_type.set, i, 1)
+        names = [domain.get_dim_name(isl.dim_type.set, i)
+                 for i in range(domain.dim(isl.dim_type.set))]
+        itemsize = int(np.dtype(arrays[array].dtype.numpy_dtype).itemsize)
+        entry = out.setdefault(array, {"requests": 0, "sectors": 0,
+                                       "lines": {str(n): 0 for n in LINE_BYTES},
+                                       "new_lines": {str(n): 0 for n in LINE_BYTES}})
+        for linear in sample:
+            gid = np.unravel_index(int(linear), groups, order="F")  # axis 0 fastest
+            fixed = domain
+            for i, name in enumerate(names):
+                if name in hw and hw[name][0]:
+                    fixed = fixed.fix_val(isl.dim_type.set, i, int(gid[hw[name][1]]))
+            points = np.array(_points(fixed), dtype=np.int64).reshape(-1, len(names))
+            if not len(points):
+                continue
+            context: dict[str, Any] = {**env, **memory}
+            context.update({n: points[:, i] for i, n in enumerate(names)})
+            for name, writer in written:  # a source before its users
+                if set(writer.within_inames) <= set(names):
+                    context[name] = _evaluate(writer.expression, context)
+            if array not in memory:
+                raise ValueError(f"no data for the gathered array {array}")
+            address = memory[array].offset(_evaluate(index, context)) * itemsize
+            lid = np.zeros(len(points), dtype=np.int64)
+            scale = 1
+            for axis in range(axes):
+                col = next((i for i, n in enumerate(names)
+                            if n in hw and not hw[n][0] and hw[n][1] == axis), None)
+                if col is not None:
+                    lid += points[:, col] * scale
+                scale *= local[axis]
+            # one request: a sub-group's lanes at one iteration of the other inames
+            rest = [i for i, n in enumerate(names) if n not in hw]
+            keys = np.column_stack([lid // sg] + [points[:, i] for i in rest])
+            _, request = np.unique(keys, axis=0, return_inverse=True)
+            request = request.ravel()
+            entry["requests"] += int(request.max()) + 1
+            entry["sectors"] += _distinct(request, address // SECTOR_BYTES)
+            for line in LINE_BYTES:
+                entry["lines"][str(line)] += _distinct(request, address // line)
+                entry["new_lines"][str(line)] += len(np.unique(address // line))
+    return out
+
+
+def _distinct(request: np.ndarray, unit: np.ndarray) -> int:
+    """Distinct (request, unit) pairs: the units each request touches, summed."""
+    return len(np.unique(np.column_stack([request, unit]), axis=0))
+
+
+def gather_shares(gathers: Mapping[str, Any], array: str, line: int) -> tuple[float, float,
+                                                                              float] | None:
+    """(lines per request, sectors per request, share of line requests that bring a line
+    new to the work-group) of *array*'s gathers at *line* bytes; None where not counted."""
+    g = gathers.get(array)
+    if not g or not g["requests"]:
+        return None
+    key = str(line) if str(line) in g["lines"] else str(max(int(k) for k in g["lines"]))
+    lines = g["lines"][key]
+    return (lines / g["requests"], g["sectors"] / g["requests"],
+            min(1.0, g["new_lines"][key] / lines) if lines else 0.0)
