@@ -77,6 +77,13 @@ MEASURED_KEYS: dict[str, str] = {
     "overlap_vector_exponent": "",
     # how far a work-group's start overlaps the others' traffic (workgroup_dispatch, same form)
     "dispatch_overlap_exponent": "",
+    # how far a gather's line requests (one line a lane) overlap a DRAM stream, at the first
+    # level and at the next (request_overlap, same form)
+    "first_level_request_overlap_exponent": "",
+    "next_level_request_overlap_exponent": "",
+    # those gathers' own line requests per second, without the stream (request_overlap)
+    "first_level_gather_requests_per_s": "requests/s",
+    "next_level_gather_requests_per_s": "requests/s",
 }
 
 #: Every key of summary.json, in order.
