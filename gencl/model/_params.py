@@ -91,6 +91,13 @@ class ModelParams:
     # a group's start overlaps the other groups' traffic); ∞ where not measured: the max, as
     # that benchmark's own fit assumes
     dispatch_overlap_exponent: float = math.inf
+    # a gather's line requests (one line a lane) per second at the first level and at the next,
+    # and how far each overlaps the rest of the memory traffic (request_overlap: a DRAM stream
+    # beside them); 0 / the scalar exponent where not measured
+    first_gather_requests_per_s: float = 0.0
+    next_gather_requests_per_s: float = 0.0
+    first_request_overlap_exponent: float = math.inf
+    next_request_overlap_exponent: float = math.inf
     # DRAM latency is hidden by the resident items' outstanding loads (Little's law over items:
     # a GPU); False: a CPU core keeps a work-item loop's loads in flight with its out-of-order
     # window and prefetchers, however few items it runs
@@ -234,6 +241,16 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         overlap_scalar_exponent=get("overlap_scalar_exponent", math.inf),
         overlap_vector_exponent=get("overlap_vector_exponent", math.inf),
         dispatch_overlap_exponent=get("dispatch_overlap_exponent", math.inf),
+        # nominal: cache_requests' and its level-2 rates; the memory units' exponent
+        first_gather_requests_per_s=get("first_level_gather_requests_per_s",
+                                        get("cache_requests_per_s", clock * cus)),
+        next_gather_requests_per_s=get("next_level_gather_requests_per_s",
+                                       get("l2_requests_per_s",
+                                           get("cache_requests_per_s", clock * cus))),
+        first_request_overlap_exponent=get("first_level_request_overlap_exponent",
+                                           get("overlap_scalar_exponent", math.inf)),
+        next_request_overlap_exponent=get("next_level_request_overlap_exponent",
+                                          get("overlap_scalar_exponent", math.inf)),
         little_over_items=is_gpu,
         barriers_serialize_items=not is_gpu and sp / (clock * max(cus, 1))
         > SCALAR_FLOPS_PER_CYCLE,

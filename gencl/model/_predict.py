@@ -48,8 +48,12 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   measured rate (``_cache_reuse.first_level_hit_share``, ``l2_requests_per_s``); a gather
   (``x[col[k]]``: an index the data gives, which loopy sees no lane stride in) is counted on
   the spec's own data (``_gathers``): each sub-group instruction's distinct lines at the first
-  level, and the lines new to its work-group at the next level's rate instead, unless the whole
-  gathered array fits the first level; its sectors are the bytes it moves;
+  level, and the lines new to its work-group at the next level instead, unless the whole
+  gathered array fits the first level, each at the rate the request_overlap benchmark measured
+  for a line a lane (``first_level_gather_requests_per_s``, ``next_level_…``) and joined to the
+  norm of the other memory terms by the exponent it measured beside a DRAM stream
+  (``first_level_request_overlap_exponent``, ``next_level_…``; without them: the cache_requests
+  rates and the memory units' exponent); its sectors are the bytes it moves;
 - work-group dispatch: starting a work-group costs a fixed time (``workgroup_dispatch``
   benchmark); tiny work-groups make a memory-bound kernel dispatch-bound. A group's start
   overlaps the other groups' traffic, not the arithmetic alu_fetch measures, so this term joins
@@ -416,16 +420,19 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     lane_hits = first_level_hit_share(stats, "per_lane_lines", conc, p)
     gap_hits = first_level_hit_share(stats, "subgroup_lines", conc, p)
     lane_misses, gap_misses = lane_requests * (1.0 - lane_hits), gap_requests * (1.0 - gap_hits)
-    # a gather's lines new to its work-group go on to the next level; the next level's rate
-    # (its benchmark's requests missed the first level too) prices their whole path
+    # a gather's requests at the gather rates request_overlap measured (one line a lane); the
+    # lines new to its work-group at the next level's, whose benchmark's requests missed the
+    # first level too: that rate prices their whole path
+    gathers = sum(n for a, n in per_site if a.gather)
     gathered = sum(gather_misses(a, stats, p, n) for a, n in per_site)
-    requests -= gathered
+    requests -= gathers
+    t_gather_first = (gathers - gathered) / p.first_gather_requests_per_s if gathers else 0.0
+    t_gather_next = gathered / p.next_gather_requests_per_s if gathered else 0.0
     retouching = lane_requests + gap_requests
     misses = lane_misses + gap_misses
     hits = 1.0 - misses / retouching if retouching else 1.0
     t_miss = misses / p.l2_requests_per_s if misses and p.l2_requests_per_s else 0.0
-    t_gather = gathered / p.l2_requests_per_s if gathered and p.l2_requests_per_s else 0.0
-    t_req = requests / p.cache_requests_per_s + t_miss + t_gather
+    t_req = requests / p.cache_requests_per_s + t_miss
     # Little's law on DRAM: bytes in flight = one access of each site per resident work item,
     # plus the asynchronous copies a temporal launch keeps in flight (loopy does not see them)
     per_item = float(sum(a.itemsize * (1 if a.per_lane else a.vec_width)
@@ -462,9 +469,13 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     exponent = p.overlap_vector_exponent if vectorized(stats) else p.overlap_scalar_exponent
 
     def combined(t_ops: float, *memory: float) -> float:
-        # the memory units' p-norm, joined with the arithmetic by the code's exponent, then
-        # the dispatch term by its own; barriers add
-        units = overlap((t_ops, overlap(memory, p.overlap_scalar_exponent)), exponent)
+        # the memory units' p-norm, the gathers' requests joined to it by their measured
+        # exponents, that joined with the arithmetic by the code's exponent, then the dispatch
+        # term by its own; barriers add
+        traffic = overlap(memory, p.overlap_scalar_exponent)
+        traffic = overlap((traffic, t_gather_first), p.first_request_overlap_exponent)
+        traffic = overlap((traffic, t_gather_next), p.next_request_overlap_exponent)
+        units = overlap((t_ops, traffic), exponent)
         return overlap((units, t_dispatch), p.dispatch_overlap_exponent) / balance + t_sync
 
     body = combined(t_compute, t_stream, t_req, t_lat, t_local)
@@ -481,8 +492,9 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     no_halo = combined(t_compute, t_bw, t_req, t_lat, t_local) if t_l2 > t_bw else body
     time_s = body
     terms = {"compute": t_compute, "memory_bandwidth": t_bw, "l2_bandwidth": t_l2,
-             "cache_requests": t_req, "memory_latency": t_lat, "local_memory": t_local,
-             "dispatch": t_dispatch, "barriers": t_sync, "launch": p.launch_s}
+             "cache_requests": t_req + t_gather_first + t_gather_next, "memory_latency": t_lat,
+             "local_memory": t_local, "dispatch": t_dispatch, "barriers": t_sync,
+             "launch": p.launch_s}
     # the launch overhead is shown, not added: the time is the kernel's execution (START→END)
     bottleneck = max((k for k in terms if k != "launch"), key=lambda k: terms[k])
     # the roof: useful work at the peak of the limiting resource
