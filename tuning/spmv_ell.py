@@ -5,9 +5,10 @@ neighbouring rows' slots are neighbouring words; the last is a padding slot (col
 0). ``pattern`` says where the other seven columns are: ``stencil``, a 3-D 7-point matrix
 (columns i, i ± 1, i ± nx, i ± nx·ny, mod n: the grid wraps), whose gathers of x are nearly
 coalesced; ``random``, the diagonal and six columns drawn uniformly, whose gathers touch a
-line a lane; ``window``, the diagonal and six columns drawn uniformly within ``WINDOW`` rows
-either side (a mesh renumbered to keep its bandwidth small): a line a lane too, but lines the
-work-group's other rows come back to. Each work item computes one row: ``j = col[k, i]`` then ``x[j]``, a load whose
+line a lane; ``window``, the diagonal and six columns drawn uniformly within ``WINDOWS``
+rows either side (1,024: a mesh renumbered to keep its bandwidth small): a line a lane too, but
+lines the work-group's other rows come back to; ``wide``, the same within 65,536 rows, which
+the work-group's rows seldom share. Each work item computes one row: ``j = col[k, i]`` then ``x[j]``, a load whose
 address is another load's value. A user kernel of another shape than the stencils: no grid, an
 index read from memory. Knobs: the work-group and how far the slot loop is unrolled. Peers:
 the ELL kernel a user writes by hand (OpenCL on the run's device; CUDA through CuPy) and
@@ -21,8 +22,8 @@ from gencl.peers import cupy_call_peer, cupy_kernel_peer, opencl_kernel_peer
 from gencl.spec import ApplicationHooks, BenchmarkSpec, Knob
 
 K = 8
-#: rows either side of the diagonal that the ``window`` pattern's columns fall within
-WINDOW = 1024
+#: rows either side of the diagonal that a windowed pattern's columns fall within
+WINDOWS = {"window": 1024, "wide": 65536}
 #: the grid the matrix discretizes, per size class (n = nz·ny·nx rows)
 GRIDS = {"GPU": (128, 128, 256), "CPU": (32, 64, 128), "quick": (8, 16, 128),
          "verify": (4, 8, 64)}
@@ -67,14 +68,15 @@ def verify_sizes(point, device):
 
 def columns(pattern, sizes, rng):
     """col[k, i]: the diagonal, six more columns (the wrapped grid's neighbours, drawn
-    uniformly, or drawn uniformly within ``WINDOW`` rows of i, mod n), then the padding slot
-    (the diagonal again)."""
+    uniformly, or drawn uniformly within ``WINDOWS[pattern]`` rows of i, mod n), then the
+    padding slot (the diagonal again)."""
     n, plane, row = sizes["n"], sizes["ny"] * sizes["nx"], sizes["nx"]
     i = np.arange(n, dtype=np.int64)
     if pattern == "stencil":
         others = [(i + d) % n for d in (-1, 1, -row, row, -plane, plane)]
-    elif pattern == "window":
-        others = list((i + rng.integers(-WINDOW, WINDOW + 1, size=(K - 2, n))) % n)
+    elif pattern in WINDOWS:
+        w = WINDOWS[pattern]
+        others = list((i + rng.integers(-w, w + 1, size=(K - 2, n))) % n)
     else:
         others = list(rng.integers(0, n, size=(K - 2, n)))
     return np.stack([i, *others, i]).astype(np.int32)
@@ -160,7 +162,7 @@ SPEC = BenchmarkSpec(
     name="spmv_ell",
     description=__doc__.strip().splitlines()[0],
     program=program,
-    params={"pattern": ("stencil", "random", "window")},
+    params={"pattern": ("stencil", "random", "window", "wide")},
     knobs={"workgroup": Knob("workgroup", (128, 64, 256, 512), {"inames": ("i",)}),
            "unroll": Knob("unroll", ("none", 2, 4, "full"), {"iname": "k"})},
     inputs=inputs,

@@ -40,7 +40,7 @@ def test_random_rows_hold_the_diagonal_and_columns_anywhere():
 
 def test_window_rows_hold_the_diagonal_and_columns_near_it():
     spec = load_spec("spmv_ell")
-    window = 1024  # the spec's WINDOW
+    window = 1024  # the spec's WINDOWS["window"]
     n, ny, nx = 8 * 16 * 128, 16, 128  # its quick grid, 8 windows long
     col = spec.inputs(spec.complete({"pattern": "window"}), {"n": n, "ny": ny, "nx": nx},
                       np.random.default_rng(0))["col"]
@@ -53,7 +53,7 @@ def test_window_rows_hold_the_diagonal_and_columns_near_it():
 
 
 SPACE = [dict(zip(("pattern", "workgroup", "unroll"), p))
-         for p in itertools.product(("stencil", "random", "window"), (128, 64, 256, 512),
+         for p in itertools.product(("stencil", "random", "window", "wide"), (128, 64, 256, 512),
                                     ("none", 2, 4, "full"))]
 
 
