@@ -19,7 +19,7 @@ uploads (the spec's arrays as laid out in memory, indexed by the variant's strid
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -158,8 +158,9 @@ def gather_requests(lin: Any, values: Mapping[str, Any], env: Mapping[str, int],
     """Per gathered array, over the sampled work-groups: "requests" (sub-group instructions),
     "sectors" and "lines" (distinct ones each touches, summed; lines per ``LINE_BYTES``) and
     "new_lines" (per line size: the distinct lines each work-group touches, summed: a
-    group's requests for lines it touched before may hit the first level). {} where the
-    kernel has no gather or its indices cannot be evaluated."""
+    group's requests for lines it touched before may hit the first level) and "groups" (the
+    work-groups sampled). {} where the kernel has no gather or its indices cannot be
+    evaluated."""
     import islpy as isl
 
     from gencl.model._stats import _element_strides, _fixed_domain, _points
@@ -196,7 +197,8 @@ def gather_requests(lin: Any, values: Mapping[str, Any], env: Mapping[str, int],
         itemsize = int(np.dtype(arrays[array].dtype.numpy_dtype).itemsize)
         entry = out.setdefault(array, {"requests": 0, "sectors": 0,
                                        "lines": {str(n): 0 for n in LINE_BYTES},
-                                       "new_lines": {str(n): 0 for n in LINE_BYTES}})
+                                       "new_lines": {str(n): 0 for n in LINE_BYTES},
+                                       "groups": len(sample)})
         for linear in sample:
             gid = np.unravel_index(int(linear), groups, order="F")  # axis 0 fastest
             fixed = domain
@@ -240,14 +242,22 @@ def _distinct(request: np.ndarray, unit: np.ndarray) -> int:
     return len(np.unique(np.column_stack([request, unit]), axis=0))
 
 
-def gather_shares(gathers: Mapping[str, Any], array: str, line: int) -> tuple[float, float,
-                                                                              float] | None:
-    """(lines per request, sectors per request, share of line requests that bring a line
-    new to the work-group) of *array*'s gathers at *line* bytes; None where not counted."""
+class GatherShares(NamedTuple):
+    """What one array's gathers touch, per sub-group instruction and per work-group."""
+
+    lines_per_request: float
+    sectors_per_request: float
+    new_share: float        # of the line requests, those for a line new to the work-group
+    lines_per_group: float  # distinct lines a work-group touches through them
+
+
+def gather_shares(gathers: Mapping[str, Any], array: str, line: int) -> GatherShares | None:
+    """*array*'s gathers counted at *line* bytes (``gather_requests``); None where not
+    counted."""
     g = gathers.get(array)
     if not g or not g["requests"]:
         return None
     key = str(line) if str(line) in g["lines"] else str(max(int(k) for k in g["lines"]))
-    lines = g["lines"][key]
-    return (lines / g["requests"], g["sectors"] / g["requests"],
-            min(1.0, g["new_lines"][key] / lines) if lines else 0.0)
+    lines, new = g["lines"][key], g["new_lines"][key]
+    return GatherShares(lines / g["requests"], g["sectors"] / g["requests"],
+                        min(1.0, new / lines) if lines else 0.0, new / max(1, g["groups"]))

@@ -107,7 +107,7 @@ from gencl.model._cache_reuse import (
     trace_load_bytes)
 from gencl.model._params import ModelParams
 from gencl.model._gathers import SECTOR_BYTES as GATHER_SECTOR_BYTES
-from gencl.model._gathers import gather_shares
+from gencl.model._gathers import GatherShares, gather_shares
 from gencl.model._registers import resident_items_per_cu, spill_requests
 from gencl.model._stats import Access, KernelStats
 from gencl.model._vector_rate import op_rate, vectorized
@@ -170,7 +170,8 @@ def access_efficiency(a: Access, p: ModelParams, stats: KernelStats | None = Non
     counted = _gathered(a, stats, p)
     if counted is not None:
         lanes, rows = _subgroup_shape(stats, p)  # type: ignore[arg-type]
-        return min(1.0, useful * lanes * rows / (counted[1] * GATHER_SECTOR_BYTES))
+        return min(1.0, useful * lanes * rows / (counted.sectors_per_request
+                                                 * GATHER_SECTOR_BYTES))
     if a.lid0_stride is None:
         return useful / max(useful, p.sector_bytes)
     step = abs(a.lid0_stride) * a.itemsize
@@ -179,10 +180,8 @@ def access_efficiency(a: Access, p: ModelParams, stats: KernelStats | None = Non
     return useful / max(useful, min(step, p.sector_bytes))
 
 
-def _gathered(a: Access, stats: KernelStats | None, p: ModelParams
-              ) -> tuple[float, float, float] | None:
-    """(lines per sub-group instruction, sectors per instruction, share of the lines new to
-    the work-group) of a gather site, counted on the data (``_gathers.gather_shares``)."""
+def _gathered(a: Access, stats: KernelStats | None, p: ModelParams) -> GatherShares | None:
+    """What a gather site touches, counted on the data (``_gathers.gather_shares``)."""
     if not a.gather or stats is None:
         return None
     return gather_shares(stats.extra.get("gathers") or {}, a.array, p.request_line_bytes)
@@ -190,15 +189,21 @@ def _gathered(a: Access, stats: KernelStats | None, p: ModelParams
 
 def gather_misses(a: Access, stats: KernelStats, p: ModelParams, requests: float) -> float:
     """Of a gather site's *requests*, those the first level does not hold: the lines new to
-    each work-group (a group's own re-touches hit), none where the whole gathered array fits
-    the first level (spmv_ell's x up to 128 KiB measures as if it did on an H100)."""
+    each work-group, and of its requests for lines it touched before, the share that the lines
+    of the work-groups resident on one compute unit together overflow the first level by;
+    none where the whole gathered array fits the first level (spmv_ell's x up to 128 KiB
+    measures as if it did on an H100)."""
     counted = _gathered(a, stats, p)
     if counted is None:
         return 0.0
     first = p.cache_level_bytes[0] if p.cache_level_bytes else 0
     if stats.footprint.get(a.array, math.inf) <= first:
         return 0.0
-    return requests * counted[2]
+    resident_groups = _concurrency(stats, p) / max(1, stats.group_size)
+    held = resident_groups * counted.lines_per_group * p.request_line_bytes
+    kept = min(1.0, first / held) if held else 1.0
+    new = requests * counted.new_share
+    return new + (requests - new) * (1.0 - kept)
 
 
 def _leaves_gaps(a: Access) -> bool:
@@ -307,7 +312,7 @@ def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
     line = p.request_line_bytes
     counted = _gathered(a, stats, p)
     if counted is not None:         # the data's lines per sub-group instruction
-        return instructions * counted[0]
+        return instructions * counted.lines_per_request
     if a.lid0_stride is None:       # not affine: every lane its own line
         per_row = lanes * math.ceil(chunk / line)
     else:

@@ -25,8 +25,9 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-# (28 and 29 were offline trials' versions, whose cached statistics may linger in a cache)
-STATS_VERSION = "32"
+# (28 and 29 were offline trials' versions, 32 a first form of the gather counts (no count of
+# the groups sampled): their cached statistics may linger in a cache)
+STATS_VERSION = "33"
 
 
 @dataclass(frozen=True)
