@@ -123,7 +123,8 @@ class _Memory:
         index = index if isinstance(index, tuple) else (index,)
         if len(index) != len(self.strides):
             raise ValueError("subscript rank differs from the array's")
-        return sum(np.asarray(i, dtype=np.int64) * s for i, s in zip(index, self.strides))
+        return np.asarray(sum(np.asarray(i, dtype=np.int64) * s
+                              for i, s in zip(index, self.strides)))
 
     def __getitem__(self, index: Any) -> np.ndarray:
         offset = self.offset(index)
@@ -136,18 +137,12 @@ def _evaluate(expr: Any, context: Mapping[str, Any]) -> Any:
     from pymbolic.mapper.evaluator import EvaluationMapper
 
     class Evaluate(EvaluationMapper):
-        def map_subscript(self, e: Any) -> Any:  # type: ignore[override]
+        def map_subscript(self, e: Any) -> Any:
             aggregate = self.rec(e.aggregate)
             index = self.rec(e.index)
             if isinstance(aggregate, _Memory):
                 return aggregate[index]
             return aggregate  # a private temporary's subscript (an ilp copy): its value here
-
-        def map_floor_div(self, e: Any) -> Any:  # type: ignore[override]
-            return np.floor_divide(self.rec(e.numerator), self.rec(e.denominator))
-
-        def map_remainder(self, e: Any) -> Any:  # type: ignore[override]
-            return np.remainder(self.rec(e.numerator), self.rec(e.denominator))
 
     return Evaluate(dict(context))(expr)
 

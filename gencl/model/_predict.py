@@ -1,8 +1,11 @@
 """Predicted time of a variant from its statistics and the device's measured characteristics.
 
 time = ‖‖compute, ‖max(DRAM, next-level bandwidth), cache requests, memory latency,
-               local memory‖ₛ‖ₚ,
+               local memory‖ₛ ⊕ gathers‖ₚ,
         work-group dispatch‖_q / load balance + barriers
+
+(⊕ gathers: a gather's first-level and next-level requests, each joined by its own measured
+exponent)
 
 (the kernel's execution time, START→END as the engine measures it: the launch overhead is a term
 shown beside it, not added)
