@@ -11,6 +11,8 @@ first value is the untransformed program — ``temporal`` "none", one sweep). A 
 value of an axis has left the space (a knob value renamed or dropped since it was measured) is
 set aside (``outside``, with the reason): no search can ask for it, and the program it timed is
 not one the spec still builds, so a prediction for it would be compared with another kernel.
+Given *fixed* values (``gencl tune --simulate --knob``), only the records of that slice are
+kept: spmv_ell's matrix is the user's, not a choice a search makes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from gencl.errors import GenclError
 from gencl.measure import Measurement
 from gencl.model import load_results, point_key
 
@@ -27,7 +30,7 @@ class ReplayEngine:
     """Recorded measurements of one spec's space, keyed by point."""
 
     def __init__(self, path: str | os.PathLike, *, delay_s: float = 0.0,
-                 spec: Any = None) -> None:
+                 spec: Any = None, fixed: Mapping[str, Any] | None = None) -> None:
         self.path = str(path)
         self.delay_s = delay_s  # wall time per evaluation, to exercise workers like a device
         data = load_results(path)
@@ -47,8 +50,14 @@ class ReplayEngine:
             if spec is not None and set(spec.axes) - set(record["point"]):
                 record = {**record, "point": {**spec.complete(record["point"]),
                                               **record["point"]}}
+            if fixed and any(point_key({"v": record["point"].get(k)}) != point_key({"v": v})
+                             for k, v in fixed.items()):
+                continue  # another slice of the space than the one asked for
             self._records[point_key(record["point"])] = record
         self.evaluations = 0
+        if fixed and not self._records:
+            held = ", ".join(f"{k}={v}" for k, v in fixed.items())
+            raise GenclError(f"{self.path}: no measured point has {held}")
 
     def __len__(self) -> int:
         return len(self._records)

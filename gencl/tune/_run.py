@@ -167,10 +167,11 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
                   max_evals: int | None = None,
                   strategies: Sequence[str] = ("guided", "tpe", "random"),
                   kt_strategies: Sequence[str] = (), profile: str | None = None,
-                  out: str | Path | None = None,
+                  out: str | Path | None = None, fixed: Mapping[str, Any] | None = None,
                   progress: Callable[[str, int], None] | None = None) -> dict[str, Any]:
     """Replay search strategies over an exhaustively measured space (``gencl space`` cache):
-    evaluations each needs to reach within 3 % of the best, and the model's accuracy there.
+    evaluations each needs to reach within 3 % of the best, and the model's accuracy there;
+    *fixed* (axis → value) keeps one slice of it.
     Writes summary.json and convergence.png into *out* (default
     ``bench_results/<device>/<spec>/tuning``; a sampled cache: the accuracy only); returns the
     summary."""
@@ -178,7 +179,11 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
     from gencl.tune._replay import ReplayEngine
     from gencl.tune._simulate import goal_check, plot_convergence, simulate
 
-    replay = ReplayEngine(cache, spec=spec)
+    for name in fixed or {}:
+        if name not in spec.axes:
+            raise GenclError(f"--knob {name}: not an axis of {spec.name} "
+                             f"({', '.join(spec.axes)})")
+    replay = ReplayEngine(cache, spec=spec, fixed=fixed)
     params = load_params(replay.device, profile=profile)
     folder = Path(out or f"bench_results/{replay.device.get('slug', 'unknown')}/{spec.name}"
                   "/tuning")

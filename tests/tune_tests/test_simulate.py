@@ -98,3 +98,25 @@ def test_an_interrupted_space_reads_as_the_part_it_measured(cache, tmp_path):
     headless.write_text("\n".join(lines[1:]))
     with pytest.raises(GenclError, match="results_header"):
         load_results(headless)
+
+
+def test_a_knob_keeps_one_slice_of_the_cache(cache, tmp_path):
+    """``gencl tune --simulate --knob``: only that slice is searched and predicted (spmv_ell's
+    matrix is the user's, not a choice); an axis the spec lacks, or a value no record holds, is
+    one line and exit status 2."""
+    import subprocess
+    import sys
+
+    from gencl.tune import simulate_spec
+
+    summary = simulate_spec(load_spec("copy"), cache, seeds=1, strategies=("random",),
+                            fixed={"workgroup": 128}, out=tmp_path / "slice")
+    assert summary["space_size"] == 15 and summary["fixed"]["workgroup"] == 128
+    assert summary["best_point"]["workgroup"] == 128
+    for knob, says in (("nope=1", "not an axis of copy"),
+                       ("workgroup=96", "no measured point has workgroup=96")):
+        out = subprocess.run([sys.executable, "-m", "gencl", "tune", "copy", "--simulate",
+                              "--cache", str(cache), "--knob", knob, "--out", str(tmp_path)],
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 2 and says in out.stderr, out.stderr
+        assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
