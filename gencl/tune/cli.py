@@ -121,7 +121,8 @@ def _simulate(args: argparse.Namespace) -> int:
     summary = api.simulate(
         args.spec, args.cache or args.replay, seeds=args.seeds, max_evals=args.max_evals,
         strategies=strategies, kt_strategies=kt, profile=args.profile, out=args.out,
-        fixed=parse_knobs(args.knob), progress=lambda name, seed: print(f"\r{name} seed {seed + 1}/{args.seeds}   ", end="",
+        fixed=parse_knobs(args.knob),
+        progress=lambda name, seed: print(f"\r{name} seed {seed + 1}/{args.seeds}   ", end="",
                                           flush=True, file=sys.stderr))
     print(file=sys.stderr)
     if args.json:

@@ -97,6 +97,22 @@ def test_accuracy_over_a_profiles_own_benchmark_records(tmp_path):
     assert data["params"]["global_latency_cycles"] == "measured"
 
 
+def test_accuracy_over_a_gathering_kernels_committed_space(tmp_path):
+    """The README's spmv_ell command: its 64 H100 points (four matrices), each gather counted on
+    the spec's data at the space's sizes and priced by the profile's request_overlap figures."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    space = H100.parent / "spmv_ell" / "space.json"
+    out = subprocess.run(
+        [sys.executable, "-m", "gencl", "explain", "spmv_ell", "--profile", str(H100),
+         "--accuracy", str(space), "--json"], cwd=tmp_path, env=env, capture_output=True,
+        text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["n"] == 64 and data["spec"] == "spmv_ell"
+    for key in ("first_level_gather_requests_per_s", "next_level_request_overlap_exponent"):
+        assert data["params"][key] == "measured"
+
+
 @pytest.mark.parametrize("bad", ["nothing.json", "summary.json"])
 def test_a_missing_profile_is_one_line_and_exit_2(tmp_path, bad):
     out = subprocess.run(
