@@ -1,15 +1,16 @@
 """Cache requests beside a DRAM stream: how far a gather's line requests overlap streamed DRAM
-traffic, at the first level and at the next.
+traffic, at the first level and at the next, and their rate against the table's footprint.
 
 ``n`` work items each run ``K`` iterations; an iteration reads ``S`` = 16 coalesced floats of a
 stream (``src[k, s, i]``: DRAM, 512 MiB on a GPU) when ``stream`` is on, and ``gathers`` floats
 of a table whose lanes lie ``LANE_STEP`` floats apart (every lane its own line, as a random
-gather's), at a place that moves every iteration. The table is ``TABLE_BYTES[level]``: 8 KiB,
-which any first-level cache holds (``first``), or 4 MiB, which no GPU's first level holds and
-its L2 does (``next``). Each item adds what it read and stores the sum once. Points without the
-stream time the requests alone; the stream without gathers times DRAM alone; the points with
-both, how far the two overlap. The analysis ``request_overlap``
-(gencl/characterize/request_overlap.py) fits the overlap exponent per level.
+gather's), at a place that moves every iteration. The table is ``table`` bytes: 8 KiB, which
+any first-level cache holds, 4 MiB, which no GPU's first level holds and its L2 does, and
+16 MiB to 1 GiB (16 gathers, no stream: the rate as the footprint outgrows the L2). Each item
+adds what it read and stores the sum once. Points without the stream time the requests alone;
+the stream without gathers times DRAM alone; the points with both, how far the two overlap.
+The analysis ``request_overlap`` (gencl/characterize/request_overlap.py) fits the overlap
+exponent per level and lays out the rate by footprint.
 """
 
 import loopy as lp
@@ -17,7 +18,7 @@ import numpy as np
 from pymbolic import var as Variable
 
 from gencl.characterize.request_overlap import (
-    STREAM_ROWS, TABLE_BYTES, bytes_streamed, line_requests, table_index)
+    LEVEL_TABLES, STREAM_ROWS, TABLE_BYTES, bytes_streamed, line_requests)
 from gencl.spec import BenchmarkSpec, Knob
 
 GATHERS = (0, 1, 2, 4, 8, 16)
@@ -26,10 +27,36 @@ GROUP = 256
 ITEMS = {"GPU": 1 << 19, "CPU": 1 << 14, "quick": 1 << 12}
 ITERATIONS = {"GPU": 16, "CPU": 8, "quick": 2}
 
+#: floats between neighbouring lanes' table reads: more than a 128-byte line, so every lane of
+#: a sub-group reads its own line (a random gather's pattern), also once the index wraps, and
+#: each lane's word at another place in its line (another bank of the first level)
+LANE_STEP = 65
+#: floats the table read moves by each iteration (odd: the reads spread over the table)
+ITERATION_STEP = 40503
+#: the largest table read in strides; a larger one is read at hashed places (below)
+STRIDED_MAX_BYTES = 4 << 20
+
+
+def table_index(i, k, r, gathers, floats):
+    """Float index of gather *r* of iteration *k* of item *i* in a *floats*-long table (numpy
+    arrays, or pymbolic variables for the kernel's text).
+
+    Up to ``STRIDED_MAX_BYTES`` the lanes lie ``LANE_STEP`` floats apart: every lane its own
+    line, exactly. A larger table is read at hashed places (a multiply, an xor-shift and a
+    multiply, in 64-bit integers that never overflow): strided lanes would sweep its DRAM
+    pages in order, which a random gather does not (an H100 diagnostic: random gathers from
+    1 GiB 29·10⁹ requests/s); at 16 MiB a sub-group's 32 lanes touch 31.998 lines on average."""
+    step = k * max(gathers, 1) + r
+    if floats * 4 <= STRIDED_MAX_BYTES:
+        return (i * LANE_STEP + step * ITERATION_STEP) % floats
+    h = (i * 2654435761 + step * ITERATION_STEP) % (1 << 32)
+    return (((h ^ (h >> 13)) * 1540483477) >> 7) % floats
+
 
 def program(point):
     g, stream = point["gathers"], point["stream"] == "on"
-    table = table_index(*map(Variable, "ikr"), g, TABLE_BYTES[point["level"]] // 4)
+    floats = TABLE_BYTES[point["table"]] // 4
+    table = table_index(*map(Variable, "ikr"), g, floats)
     terms, inames, bounds = [], ["i", "k"], ["0 <= i < n", "0 <= k < K"]
     if stream:
         terms.append("sum(s, src[k, s, i])")
@@ -56,8 +83,7 @@ def program(point):
          lp.GlobalArg("out", np.float32, shape=("n",), is_input=False, is_output=True),
          lp.ValueArg("n", np.int32), lp.ValueArg("K", np.int32)],
         name="request_overlap", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
-    t = lp.fix_parameters(t, S=STREAM_ROWS, **{"G": g} if g else {},
-                          T=TABLE_BYTES[point["level"]] // 4)
+    t = lp.fix_parameters(t, S=STREAM_ROWS, **{"G": g} if g else {}, T=floats)
     t = lp.tag_inames(t, {name: "unr" for name in ("s", "r") if name in inames})
     return lp.assume(t, f"n mod {point['workgroup']} = 0 and n >= {point['workgroup']} "
                         "and K >= 1")
@@ -75,8 +101,10 @@ def verify_sizes(point, device):
 def inputs(point, sizes, rng):
     n, k = sizes["n"], sizes["K"]
     # small integers: every sum is exact in float32, whatever the order
-    return {"src": rng.integers(0, 4, size=(k, STREAM_ROWS, n)).astype(np.float32),
-            "table": rng.integers(0, 4, size=TABLE_BYTES[point["level"]] // 4)
+    # (drawn as bytes: a 1 GiB table of int64 first would be 2 GiB)
+    return {"src": rng.integers(0, 4, size=(k, STREAM_ROWS, n), dtype=np.uint8)
+            .astype(np.float32),
+            "table": rng.integers(0, 4, size=TABLE_BYTES[point["table"]] // 4, dtype=np.uint8)
             .astype(np.float32)}
 
 
@@ -93,15 +121,18 @@ def reference(values, point, sizes):
     return {"out": acc.astype(np.float32)}
 
 
-SWEEP = [{"level": level, "gathers": g, "stream": stream}
-         for level in ("first", "next") for g in GATHERS for stream in ("on", "off")
-         if g or stream == "on"]
+#: the overlap points at each level's table; 16 gathers alone at every larger one
+SWEEP = [{"table": table, "gathers": g, "stream": stream}
+         for table in LEVEL_TABLES.values() for g in GATHERS for stream in ("on", "off")
+         if g or stream == "on"] + [
+    {"table": table, "gathers": GATHERS[-1], "stream": "off"}
+    for table in TABLE_BYTES if table not in LEVEL_TABLES.values()]
 
 SPEC = BenchmarkSpec(
     name="request_overlap",
     description=__doc__.strip().splitlines()[0],
     program=program,
-    params={"level": ("first", "next"), "gathers": GATHERS, "stream": ("on", "off")},
+    params={"table": tuple(TABLE_BYTES), "gathers": GATHERS, "stream": ("on", "off")},
     knobs={"workgroup": Knob("workgroup", (GROUP,), {"inames": ("i",)})},
     inputs=inputs,
     reference=reference,
@@ -109,7 +140,8 @@ SPEC = BenchmarkSpec(
     verify_sizes=verify_sizes,
     metrics={"bytes": bytes_streamed, "requests": line_requests},
     sweep=SWEEP,
-    quick_sweep=[p for p in SWEEP if p["gathers"] in (0, 4)],
+    quick_sweep=[p for p in SWEEP if p["gathers"] in (0, 4) and p["table"] in
+                 LEVEL_TABLES.values()],
     analysis="request_overlap",
     group="memory",
     tolerance={"float32": 0.0},

@@ -6,19 +6,23 @@ comes from alu_fetch (memory against arithmetic). A gather (``x[col[k]]``: every
 line) costs line requests at the first level, or at the next where the first cannot hold the
 gathered array, while the rest of the kernel streams DRAM: spmv_ell. Whether those requests
 hide behind the stream is a property of the memory system, measured here. Each item streams
-``STREAM_ROWS`` coalesced floats an iteration and gathers G floats of a table one line a lane;
+``STREAM_ROWS`` coalesced floats an iteration and gathers G floats of a table one line a lane
+(the spec's ``table_index``);
 over G the time follows
 
     t(G) = (T_dram^p + (k·G)^p)^(1/p)
 
 flat while DRAM dominates, then proportional to the requests; p → ∞ is a max (the requests
 hide entirely), p = 1 a sum (they share a resource with the stream). The fit is alu_fetch's
-(``fit_overlap``), on the points with the stream, per table level: ``first`` (8 KiB: in every
-first-level cache) → ``first_level_request_overlap_exponent``, ``next`` (4 MiB: past a GPU's
-first level, in its L2) → ``next_level_request_overlap_exponent``. A fit whose log-time
-residual exceeds ``OVERLAP_MAX_RMS`` reports no exponent. The points without the stream give
-the requests' own rate, the best over G (``first_level_gather_requests_per_s``,
-``next_level_…``): a gather's pattern, where ``cache_requests`` times strided rows.
+(``fit_overlap``), on the points with the stream, per level's table (``LEVEL_TABLES``):
+``first`` (8 KiB: in every first-level cache) → ``first_level_request_overlap_exponent``,
+``next`` (4 MiB: past a GPU's first level, in its L2) → ``next_level_request_overlap_exponent``.
+A fit whose log-time residual exceeds ``OVERLAP_MAX_RMS`` reports no exponent. The points
+without the stream give the requests' own rate, the best over G
+(``first_level_gather_requests_per_s``, ``next_level_…``): a gather's pattern, where
+``cache_requests`` times strided rows whose words share a bank; and over tables of 16 MiB to
+1 GiB too, the rate against the footprint (``gather_requests_by_footprint``): a gathered array
+the L2 no longer holds.
 """
 
 from __future__ import annotations
@@ -32,24 +36,17 @@ from gencl.characterize.alu_fetch import OVERLAP_MAX_RMS, Balance, fit_overlap
 
 #: coalesced stream floats an item reads per iteration
 STREAM_ROWS = 16
-#: floats between neighbouring lanes' table reads: more than a 128-byte line, so every lane of
-#: a sub-group reads its own line (a random gather's pattern), also once the index wraps
-LANE_STEP = 65
-#: floats the table read moves by each iteration (odd: the reads spread over the table)
-ITERATION_STEP = 40503
-#: table bytes per level: in any first-level cache; past a GPU's first level, in its L2
-TABLE_BYTES = {"first": 8 << 10, "next": 4 << 20}
+#: table bytes by name: in any first-level cache; past a GPU's first level, in its L2; and on
+#: past the L2 (the rate by footprint)
+TABLE_BYTES = {"8KiB": 8 << 10, "4MiB": 4 << 20, "16MiB": 16 << 20, "64MiB": 64 << 20,
+               "256MiB": 256 << 20, "1GiB": 1 << 30}
+#: the table each level's overlap is measured on
+LEVEL_TABLES = {"first": "8KiB", "next": "4MiB"}
 #: summary keys per level: the overlap exponent, and the requests' own rate
 EXPONENT_KEYS = {"first": "first_level_request_overlap_exponent",
                  "next": "next_level_request_overlap_exponent"}
 RATE_KEYS = {"first": "first_level_gather_requests_per_s",
              "next": "next_level_gather_requests_per_s"}
-
-
-def table_index(i: Any, k: Any, r: Any, gathers: int, floats: int) -> Any:
-    """Float index of gather *r* of iteration *k* of item *i* in a *floats*-long table (numpy
-    arrays, or pymbolic variables for the kernel's text)."""
-    return (i * LANE_STEP + (k * max(gathers, 1) + r) * ITERATION_STEP) % floats
 
 
 def bytes_streamed(point: Mapping[str, Any], sizes: Mapping[str, int]) -> float:
@@ -59,7 +56,7 @@ def bytes_streamed(point: Mapping[str, Any], sizes: Mapping[str, int]) -> float:
 
 
 def line_requests(point: Mapping[str, Any], sizes: Mapping[str, int]) -> float:
-    """Line requests of the launch's gathers: one a lane (see ``LANE_STEP``)."""
+    """Line requests of the launch's gathers: one a lane (the spec's ``table_index``)."""
     return float(sizes["n"]) * sizes["K"] * int(point["gathers"])
 
 
@@ -74,9 +71,9 @@ def analyze_request_overlap(records: Sequence[Mapping[str, Any]], device: Mappin
     notes: list[str] = []
     series_y: dict[str, list[float | None]] = {}
     gathers = sorted({int(r["point"]["gathers"]) for r in ok})
-    for level in TABLE_BYTES:
+    for level, table in LEVEL_TABLES.items():
         runs = {(int(r["point"]["gathers"]), r["point"]["stream"]): r for r in ok
-                if r["point"]["level"] == level}
+                if r["point"]["table"] == table}
         for stream in ("on", "off"):
             series_y[f"{level}, stream {stream}"] = [
                 float(runs[(g, stream)]["median_s"]) if (g, stream) in runs else None
@@ -94,8 +91,7 @@ def analyze_request_overlap(records: Sequence[Mapping[str, Any]], device: Mappin
             chars.append(Characteristic(
                 RATE_KEYS[level], rates[top], "requests/s",
                 method=f"line requests (one a lane) over the median time, best over gathers "
-                       f"an iteration without the stream, from a {TABLE_BYTES[level] >> 10} "
-                       "KiB table",
+                       f"an iteration without the stream, from a {table} table",
                 variants=(runs[(top, "off")]["variant_id"],)))
         alone = runs.get((0, "on"))
         both = sorted((g, float(r["median_s"])) for (g, s), r in runs.items()
@@ -120,10 +116,32 @@ def analyze_request_overlap(records: Sequence[Mapping[str, Any]], device: Mappin
             EXPONENT_KEYS[level], fit.exponent, "",
             method="t(G) = (T_dram^p + (k·G)^p)^(1/p) fitted in log time to a coalesced "
                    f"DRAM stream beside G gathers an iteration, one line a lane, from a "
-                   f"{TABLE_BYTES[level] >> 10} KiB table",
+                   f"{table} table",
             variants=tuple(runs[(g, "on")]["variant_id"] for g, _ in both)))
-    series = {"request_overlap_time_vs_gathers": {
+    by_size: dict[int, float] = {}
+    for r in ok:
+        if r["point"]["stream"] == "off" and int(r["point"]["gathers"]) > 0:
+            size = TABLE_BYTES[r["point"]["table"]]
+            rate = line_requests(r["point"], r["sizes"]) / float(r["median_s"])
+            by_size[size] = max(by_size.get(size, 0.0), rate)
+    if by_size:
+        curve = [{"footprint_bytes": size, "requests_per_s": by_size[size]}
+                 for size in sorted(by_size)]
+        chars.append(Characteristic(
+            "gather_requests_by_footprint", curve,
+            "[{footprint_bytes: B, requests_per_s: requests/s}]",
+            method="per table size, line requests (one a lane) over the median time, best over "
+                   "gathers an iteration without the stream"))
+        notes += [f"{size >> 10} KiB table: {by_size[size] / 1e9:.1f}·10⁹ line requests/s"
+                  for size in sorted(by_size)]
+    series: dict[str, Any] = {"request_overlap_time_vs_gathers": {
         "title": "A DRAM stream beside gathers (one line a lane) vs gathers an iteration",
         "x": gathers, "y": series_y, "xlabel": "gathers an iteration",
         "ylabel": "time (s)", "xscale": "linear", "yscale": "log"}}
+    if by_size:
+        series["request_overlap_rate_vs_footprint"] = {
+            "title": "Gathers (one line a lane, no stream) vs the table's footprint",
+            "x": sorted(by_size), "y": {"line requests/s": [by_size[k] for k in sorted(by_size)]},
+            "xlabel": "table bytes", "ylabel": "line requests/s", "xscale": "log",
+            "yscale": "log"}
     return AnalysisResult(tuple(chars), series, notes=tuple(notes))

@@ -111,6 +111,9 @@ class ModelParams:
     # (footprint bytes, copy bandwidth) of buffers reused launch after launch, smallest first
     # (footprint_bandwidth); (): dram_bw at every footprint
     footprint_bandwidths: tuple[tuple[float, float], ...] = ()
+    # (table bytes, line requests per second) of gathers one line a lane, smallest first
+    # (request_overlap); (): the next level's one rate at every footprint
+    gather_rates: tuple[tuple[float, float], ...] = ()
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -186,6 +189,11 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
                    if isinstance(st, Mapping) and _num(st, "footprint_bytes")
                    and _num(st, "bandwidth_Bps"))
     sources["bandwidth_by_footprint"] = "measured" if steps else "nominal"
+    gather_rates = sorted((float(st["footprint_bytes"]), float(st["requests_per_s"]))
+                          for st in summary.get("gather_requests_by_footprint") or []
+                          if isinstance(st, Mapping) and _num(st, "footprint_bytes")
+                          and _num(st, "requests_per_s"))
+    sources["gather_requests_by_footprint"] = "measured" if gather_rates else "nominal"
     registers = int(device.get("registers_per_block") or 0)
     # the driver's figure (NVIDIA's device attribute), not a benchmark's; a CPU has no such limit
     sources["registers_per_block"] = "n/a" if not is_gpu else (
@@ -255,6 +263,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         barriers_serialize_items=not is_gpu and sp / (clock * max(cus, 1))
         > SCALAR_FLOPS_PER_CYCLE,
         footprint_bandwidths=tuple(steps),
+        gather_rates=tuple(gather_rates),
         sources=sources,
     )
 

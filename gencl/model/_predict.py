@@ -53,7 +53,8 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   the spec's own data (``_gathers``): each sub-group instruction's distinct lines at the first
   level, and the lines new to its work-group at the next level instead, unless the whole
   gathered array fits the first level, each at the rate the request_overlap benchmark measured
-  for a line a lane (``first_level_gather_requests_per_s``, ``next_level_…``) and joined to the
+  for a line a lane (``first_level_gather_requests_per_s``; past the first level, its rate at
+  the gathered array's footprint, ``gather_requests_by_footprint``) and joined to the
   norm of the other memory terms by the exponent it measured beside a DRAM stream
   (``first_level_request_overlap_exponent``, ``next_level_…``; without them: the cache_requests
   rates and the memory units' exponent); its sectors are the bytes it moves;
@@ -207,6 +208,21 @@ def gather_misses(a: Access, stats: KernelStats, p: ModelParams, requests: float
     kept = min(1.0, first / held) if held else 1.0
     new = requests * counted.new_share
     return new + (requests - new) * (1.0 - kept)
+
+
+def next_gather_rate(footprint: float, p: ModelParams) -> float:
+    """Line requests per second of a gather, one line a lane, that misses the first level, from
+    an array of *footprint* bytes: request_overlap's rates by table size past the first level,
+    interpolated in log footprint and log rate, flat beyond the measured ends (a gathered array
+    the L2 no longer holds is served from DRAM, slower); its one next-level rate where the
+    profile lacks them."""
+    first = p.cache_level_bytes[0] if p.cache_level_bytes else 0
+    steps = [(f, r) for f, r in p.gather_rates if f > first]
+    if not steps or footprint <= 0:
+        return p.next_gather_requests_per_s
+    sizes = np.log([f for f, _ in steps])
+    rates = np.log([r for _, r in steps])
+    return float(np.exp(np.interp(math.log(footprint), sizes, rates)))
 
 
 def _leaves_gaps(a: Access) -> bool:
@@ -432,10 +448,12 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # lines new to its work-group at the next level's, whose benchmark's requests missed the
     # first level too: that rate prices their whole path
     gathers = sum(n for a, n in per_site if a.gather)
-    gathered = sum(gather_misses(a, stats, p, n) for a, n in per_site)
+    missed = [(a, gather_misses(a, stats, p, n)) for a, n in per_site]
+    gathered = sum(n for _, n in missed)
     requests -= gathers
     t_gather_first = (gathers - gathered) / p.first_gather_requests_per_s if gathers else 0.0
-    t_gather_next = gathered / p.next_gather_requests_per_s if gathered else 0.0
+    t_gather_next = sum(n / next_gather_rate(stats.footprint.get(a.array, 0.0), p)
+                        for a, n in missed if n)
     retouching = lane_requests + gap_requests
     misses = lane_misses + gap_misses
     hits = 1.0 - misses / retouching if retouching else 1.0

@@ -84,6 +84,7 @@ MEASURED_KEYS: dict[str, str] = {
     # those gathers' own line requests per second, without the stream (request_overlap)
     "first_level_gather_requests_per_s": "requests/s",
     "next_level_gather_requests_per_s": "requests/s",
+    "gather_requests_by_footprint": "[{footprint_bytes: B, requests_per_s: requests/s}]",
 }
 
 #: Every key of summary.json, in order.

@@ -190,3 +190,23 @@ def test_without_the_benchmark_the_cache_requests_rates_price_a_gather():
     assert p.sources["next_level_gather_requests_per_s"] == "nominal"
     flat = dataclasses.replace(p, next_gather_requests_per_s=2e9)
     assert predict(stats, p).terms["cache_requests"] > predict(stats, flat).terms["cache_requests"]
+
+
+def test_the_next_levels_gather_rate_follows_the_gathered_arrays_footprint():
+    """request_overlap's rates by table size past the first level, log-log between the points,
+    flat beyond them; its one next-level rate without them."""
+    from gencl.model._predict import next_gather_rate
+
+    summary = {"cache_levels": [{"size_bytes": 64 << 10, "latency_cycles": 30}],
+               "next_level_gather_requests_per_s": 100e9,
+               "gather_requests_by_footprint": [
+                   {"footprint_bytes": 8 << 10, "requests_per_s": 800e9},   # the first level's
+                   {"footprint_bytes": 4 << 20, "requests_per_s": 100e9},
+                   {"footprint_bytes": 64 << 20, "requests_per_s": 25e9}]}
+    p = params_from(summary, GPU)
+    assert next_gather_rate(1 << 20, p) == pytest.approx(100e9)  # below the first past L1
+    assert next_gather_rate(16 << 20, p) == pytest.approx(50e9)   # halfway in log footprint
+    assert next_gather_rate(1 << 30, p) == pytest.approx(25e9)
+    bare = params_from({"next_level_gather_requests_per_s": 100e9}, GPU)
+    assert bare.sources["gather_requests_by_footprint"] == "nominal"
+    assert next_gather_rate(1 << 30, bare) == 100e9
