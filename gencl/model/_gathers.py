@@ -154,8 +154,9 @@ def gather_requests(lin: Any, values: Mapping[str, Any], env: Mapping[str, int],
     "sectors" and "lines" (distinct ones each touches, summed; lines per ``LINE_BYTES``) and
     "new_lines" (per line size: the distinct lines each work-group touches, summed: a
     group's requests for lines it touched before may hit the first level) and "groups" (the
-    work-groups sampled). {} where the kernel has no gather or its indices cannot be
-    evaluated."""
+    work-groups sampled); and "wave_lines" (per line size: [m, the distinct lines m consecutive
+    work-groups touch] for m = 1, 4, 16, …, where the instruction's domain is a box). {} where
+    the kernel has no gather or its indices cannot be evaluated."""
     import islpy as isl
 
     from gencl.model._stats import _element_strides, _fixed_domain, _points
@@ -182,6 +183,7 @@ def gather_requests(lin: Any, values: Mapping[str, Any], env: Mapping[str, int],
     sample = np.unique(np.linspace(0, total - 1, min(SAMPLE_GROUPS, total)).astype(int))
     sg = max(1, min(subgroup_size, int(np.prod(local))))
     out: dict[str, dict[str, Any]] = {}
+    touched: dict[str, dict[int, dict[int, np.ndarray]]] = {}
     for insn, array, index in sites:
         domain = _fixed_domain(lin, insn, env)
         for i in reversed(range(domain.dim(isl.dim_type.set))):
@@ -229,12 +231,96 @@ def gather_requests(lin: Any, values: Mapping[str, Any], env: Mapping[str, int],
             for line in LINE_BYTES:
                 entry["lines"][str(line)] += _distinct(request, address // line)
                 entry["new_lines"][str(line)] += len(np.unique(address // line))
+        box = _box(domain)
+        if box is not None:
+            for runs, found in _run_lines(box, names, hw, groups, index, written, memory,
+                                          env, array, itemsize).items():
+                seen = touched.setdefault(array, {}).setdefault(runs, {})
+                for line, ids in found.items():
+                    seen[line] = np.union1d(seen.get(line, ids[:0]), ids)
+    for array, by_run in touched.items():
+        out[array]["wave_lines"] = {
+            str(line): [[runs, int(len(by_run[runs][line]))] for runs in sorted(by_run)]
+            for line in LINE_BYTES}
     return out
+
+
+#: points evaluated at most for the lines of a run of consecutive work-groups
+RUN_POINTS = 1 << 20
+
+
+def _box(domain: Any) -> list[tuple[int, int]] | None:
+    """Each dimension's [lowest, highest] value where *domain* is that whole box (spmv_ell's
+    rows × slots), else None."""
+    import islpy as isl
+
+    bounds = []
+    for i in range(domain.dim(isl.dim_type.set)):
+        lo, hi = domain.dim_min_val(i), domain.dim_max_val(i)
+        if not (lo.is_int() and hi.is_int()):
+            return None
+        bounds.append((lo.to_python(), hi.to_python()))
+    size = int(np.prod([hi - lo + 1 for lo, hi in bounds]))
+    return bounds if size == domain.count_val().to_python() else None
+
+
+def _run_lines(box: list[tuple[int, int]], names: list[str], hw: Mapping[str, tuple[bool, int]],
+               groups: tuple[int, ...], index: tuple, written: list[tuple[str, Any]],
+               memory: Mapping[str, _Memory], env: Mapping[str, int], array: str,
+               itemsize: int) -> dict[int, dict[int, np.ndarray]]:
+    """Lines (by ``LINE_BYTES``) a run of m consecutive work-groups touches through one
+    gather, for m = 1, 4, 16, … (runs from the launch's middle, within ``RUN_POINTS``): the
+    working set of the groups resident at once, whose size says which level serves them."""
+    total = int(np.prod(groups))
+    per_group = int(np.prod([hi - lo + 1 for (lo, hi), n in zip(box, names)
+                             if not (n in hw and hw[n][0])]))
+    found: dict[int, dict[int, np.ndarray]] = {}
+    runs = 1
+    while runs <= total and runs * per_group <= RUN_POINTS:
+        start = max(0, total // 2 - runs // 2)
+        linear = np.arange(start, min(total, start + runs))
+        gid = np.unravel_index(linear, groups, order="F")
+        axes = []
+        for (lo, hi), name in zip(box, names):
+            if name in hw and hw[name][0]:
+                axes.append(None)
+            else:
+                axes.append(np.arange(lo, hi + 1))
+        # every (group, other dimensions) point: the group's ids as one axis of the grid
+        sizes = [len(linear)] + [len(a) for a in axes if a is not None]
+        grid = np.indices(sizes).reshape(len(sizes), -1)
+        context: dict[str, Any] = {**env, **memory}
+        other = iter(range(1, len(sizes)))
+        for name, values in zip(names, axes):
+            if values is None:
+                context[name] = gid[hw[name][1]][grid[0]]
+            else:
+                context[name] = values[grid[next(other)]]
+        for name, writer in written:
+            if set(writer.within_inames) <= set(names):
+                context[name] = _evaluate(writer.expression, context)
+        address = memory[array].offset(_evaluate(index, context)) * itemsize
+        found[runs] = {line: np.unique(address // line) for line in LINE_BYTES}
+        runs *= 4
+    return found
 
 
 def _distinct(request: np.ndarray, unit: np.ndarray) -> int:
     """Distinct (request, unit) pairs: the units each request touches, summed."""
     return len(np.unique(np.column_stack([request, unit]), axis=0))
+
+
+def wave_bytes(gathers: Mapping[str, Any], array: str, line: int, groups: float) -> float | None:
+    """Bytes of *array*'s lines that *groups* consecutive work-groups touch through its gathers
+    (``gather_requests``' runs, log-log between them, in proportion beyond the longest); None
+    where not counted."""
+    runs = ((gathers.get(array) or {}).get("wave_lines") or {}).get(str(line))
+    if not runs or groups <= 0:
+        return None
+    m, lines = np.array(runs, dtype=float).T
+    if groups >= m[-1]:
+        return float(lines[-1] * groups / m[-1] * line)
+    return float(np.exp(np.interp(np.log(groups), np.log(m), np.log(lines))) * line)
 
 
 class GatherShares(NamedTuple):

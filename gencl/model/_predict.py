@@ -54,7 +54,8 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   level, and the lines new to its work-group at the next level instead, unless the whole
   gathered array fits the first level, each at the rate the request_overlap benchmark measured
   for a line a lane (``first_level_gather_requests_per_s``; past the first level, its rate at
-  the gathered array's footprint, ``gather_requests_by_footprint``) and joined to the
+  the bytes of the gathered array the resident work-groups touch at once,
+  ``gather_requests_by_footprint``) and joined to the
   norm of the other memory terms by the exponent it measured beside a DRAM stream
   (``first_level_request_overlap_exponent``, ``next_level_…``; without them: the cache_requests
   rates and the memory units' exponent); its sectors are the bytes it moves;
@@ -111,7 +112,7 @@ from gencl.model._cache_reuse import (
     trace_load_bytes)
 from gencl.model._params import ModelParams
 from gencl.model._gathers import SECTOR_BYTES as GATHER_SECTOR_BYTES
-from gencl.model._gathers import GatherShares, gather_shares
+from gencl.model._gathers import GatherShares, gather_shares, wave_bytes
 from gencl.model._registers import resident_items_per_cu, spill_requests
 from gencl.model._stats import Access, KernelStats
 from gencl.model._vector_rate import op_rate, vectorized
@@ -208,6 +209,17 @@ def gather_misses(a: Access, stats: KernelStats, p: ModelParams, requests: float
     kept = min(1.0, first / held) if held else 1.0
     new = requests * counted.new_share
     return new + (requests - new) * (1.0 - kept)
+
+
+def gathered_bytes(a: Access, stats: KernelStats, p: ModelParams) -> float:
+    """The bytes of a gathered array that the work-groups resident on the whole device touch
+    at once (``_gathers.wave_bytes``), at most the array: the working set the next level holds
+    or not. A banded or windowed matrix's gathers stay near the rows being run however large
+    the vector; random columns reach all of it. The array's footprint where not counted."""
+    footprint = stats.footprint.get(a.array, 0.0)
+    wave = _concurrency(stats, p) * p.compute_units / max(1, stats.group_size)
+    held = wave_bytes(stats.extra.get("gathers") or {}, a.array, p.request_line_bytes, wave)
+    return min(footprint, held) if held is not None and footprint else footprint
 
 
 def next_gather_rate(footprint: float, p: ModelParams) -> float:
@@ -452,7 +464,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     gathered = sum(n for _, n in missed)
     requests -= gathers
     t_gather_first = (gathers - gathered) / p.first_gather_requests_per_s if gathers else 0.0
-    t_gather_next = sum(n / next_gather_rate(stats.footprint.get(a.array, 0.0), p)
+    t_gather_next = sum(n / next_gather_rate(gathered_bytes(a, stats, p), p)
                         for a, n in missed if n)
     retouching = lane_requests + gap_requests
     misses = lane_misses + gap_misses

@@ -25,9 +25,9 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-# (28 and 29 were offline trials' versions, 32 a first form of the gather counts (no count of
-# the groups sampled): their cached statistics may linger in a cache)
-STATS_VERSION = "33"
+# (28 and 29 were offline trials' versions, 32 and 33 first forms of the gather counts (no count
+# of the groups sampled; no runs of groups): their cached statistics may linger in a cache)
+STATS_VERSION = "34"
 
 
 @dataclass(frozen=True)

@@ -210,3 +210,29 @@ def test_the_next_levels_gather_rate_follows_the_gathered_arrays_footprint():
     bare = params_from({"next_level_gather_requests_per_s": 100e9}, GPU)
     assert bare.sources["gather_requests_by_footprint"] == "nominal"
     assert next_gather_rate(1 << 30, bare) == 100e9
+
+
+@pytest.mark.parametrize("col, lines", [
+    (np.stack([i, i]), [[1, 2], [4, 8]]),            # a group's 64 floats: 2 lines
+    (np.stack([32 * i, 32 * i]), [[1, 64], [4, 256]]),  # a line an item
+])
+def test_runs_of_consecutive_groups_count_the_lines_they_touch(col, lines):
+    _, counted = _counts(col)
+    assert counted["wave_lines"]["128"] == lines
+
+
+def test_the_working_set_of_the_resident_groups():
+    """``wave_bytes``: log-log between the counted runs, in proportion beyond the longest;
+    ``gathered_bytes``: that at the device's resident groups, at most the array."""
+    from gencl.model._gathers import wave_bytes
+    from gencl.model._predict import gathered_bytes
+
+    counted = {"x": {"wave_lines": {"128": [[1, 10], [4, 40], [16, 80]]}}}
+    assert wave_bytes(counted, "x", 128, 2) == pytest.approx(20 * 128)
+    assert wave_bytes(counted, "x", 128, 64) == pytest.approx(320 * 128)
+    assert wave_bytes(counted, "y", 128, 4) is None
+    stats, x, p = _priced(np.stack([32 * i, 32 * i]), x_floats=1 << 20)
+    # one group resident on each of 4 compute units: 4 groups, 256 lines of the 4 MiB x
+    assert gathered_bytes(x, stats, p) == pytest.approx(256 * 128)
+    small = dataclasses.replace(stats, footprint={**stats.footprint, "x": 1000.0})
+    assert gathered_bytes(x, small, p) == 1000.0
