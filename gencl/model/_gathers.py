@@ -159,7 +159,7 @@ def gather_requests(lin: Any, values: Mapping[str, Any], env: Mapping[str, int],
     the kernel has no gather or its indices cannot be evaluated."""
     import islpy as isl
 
-    from gencl.model._stats import _element_strides, _fixed_domain, _points
+    from gencl.model._stats import _element_strides, _instruction_domain, _points
 
     sites = gather_sites(lin)
     if not sites:
@@ -185,12 +185,7 @@ def gather_requests(lin: Any, values: Mapping[str, Any], env: Mapping[str, int],
     out: dict[str, dict[str, Any]] = {}
     touched: dict[str, dict[int, dict[int, np.ndarray]]] = {}
     for insn, array, index in sites:
-        domain = _fixed_domain(lin, insn, env)
-        for i in reversed(range(domain.dim(isl.dim_type.set))):
-            if domain.get_dim_name(isl.dim_type.set, i) not in insn.within_inames:
-                domain = domain.project_out(isl.dim_type.set, i, 1)
-        names = [domain.get_dim_name(isl.dim_type.set, i)
-                 for i in range(domain.dim(isl.dim_type.set))]
+        domain, names = _instruction_domain(lin, insn, env)
         itemsize = int(np.dtype(arrays[array].dtype.numpy_dtype).itemsize)
         entry = out.setdefault(array, {"requests": 0, "sectors": 0,
                                        "lines": {str(n): 0 for n in LINE_BYTES},
@@ -280,7 +275,7 @@ def _run_lines(box: list[tuple[int, int]], names: list[str], hw: Mapping[str, tu
         start = max(0, total // 2 - runs // 2)
         linear = np.arange(start, min(total, start + runs))
         gid = np.unravel_index(linear, groups, order="F")
-        axes = []
+        axes: list[np.ndarray | None] = []
         for (lo, hi), name in zip(box, names):
             if name in hw and hw[name][0]:
                 axes.append(None)

@@ -327,6 +327,19 @@ def _fixed_domain(knl: Any, insn: Any, env: Mapping[str, int]) -> Any:
     return domain
 
 
+def _instruction_domain(knl: Any, insn: Any, env: Mapping[str, int]) -> tuple[Any, list[str]]:
+    """*insn*'s own domain (``_fixed_domain``, the inames it does not run in projected out) and
+    its dimensions' names."""
+    import islpy as isl
+
+    domain = _fixed_domain(knl, insn, env)
+    for i in reversed(range(domain.dim(isl.dim_type.set))):
+        if domain.get_dim_name(isl.dim_type.set, i) not in insn.within_inames:
+            domain = domain.project_out(isl.dim_type.set, i, 1)
+    return domain, [domain.get_dim_name(isl.dim_type.set, i)
+                    for i in range(domain.dim(isl.dim_type.set))]
+
+
 def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
                         local_size: tuple[int, ...], groups_per_axis: tuple[int, ...],
                         subgroup_size: int, nest: tuple[str, ...] = ()) -> dict[str, float]:
@@ -727,12 +740,7 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
         subs += [(n, i, False, 1) for n, i in _global_subscripts(insn.assignee, arrays)]
         if not subs:
             continue
-        domain = _fixed_domain(lin, insn, env)
-        for i in reversed(range(domain.dim(isl.dim_type.set))):
-            if domain.get_dim_name(isl.dim_type.set, i) not in insn.within_inames:
-                domain = domain.project_out(isl.dim_type.set, i, 1)
-        names = [domain.get_dim_name(isl.dim_type.set, i)
-                 for i in range(domain.dim(isl.dim_type.set))]
+        domain, names = _instruction_domain(lin, insn, env)
         looped = {n for _, n in loops}
         order = [(k_enter, names.index(n)) for k_enter, n in loops if n in names]
         # the loops up to the innermost one the code keeps: an unrolled loop around a
