@@ -8,12 +8,16 @@ a lane, and the same program measures 106 and 234 µs on an H100. So the gathers
 the spec's own inputs (``spec.inputs`` at the sizes predicted, seed 0: the data the measurement
 uploads) for a sample of work-groups: each sub-group instruction's distinct lines and sectors, and
 how many of a work-group's line requests bring a line the group has not touched before (those
-miss a first-level cache that cannot hold the whole gathered array).
+miss a first-level cache that cannot hold the whole gathered array); and how many lines runs of
+1, 4, 16, … consecutive work-groups touch (the working set of the groups resident at once,
+whose size says whether the next level holds it: a banded matrix's gathers stay near the rows
+being run however large the vector, random columns reach all of it).
 
 Evaluated per work-group: an instruction's domain with the group's ids fixed gives its items and
 iterations (isl), and the index expressions are evaluated on them with numpy, a temporary by the
 instruction that writes it in the same loops, a global array by the bytes the measurement
-uploads (the spec's arrays as laid out in memory, indexed by the variant's strides).
+uploads (the spec's arrays as laid out in memory, indexed by the variant's strides). Runs of
+groups are evaluated at once, with numpy grids, where the instruction's domain is a box.
 """
 
 from __future__ import annotations
