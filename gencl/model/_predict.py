@@ -110,9 +110,9 @@ from gencl.model._cache_reuse import dram_bytes as reuse_dram_bytes
 from gencl.model._cache_reuse import (
     first_level_fills, first_level_hit_share, live_bytes, miss_shares, reuse_gaps,
     trace_load_bytes)
-from gencl.model._params import ModelParams
 from gencl.model._gathers import SECTOR_BYTES as GATHER_SECTOR_BYTES
 from gencl.model._gathers import GatherShares, gather_shares, wave_bytes
+from gencl.model._params import ModelParams
 from gencl.model._registers import resident_items_per_cu, spill_requests
 from gencl.model._stats import Access, KernelStats
 from gencl.model._vector_rate import op_rate, vectorized
@@ -173,8 +173,8 @@ def access_efficiency(a: Access, p: ModelParams, stats: KernelStats | None = Non
     gather's by the sectors its sub-group instructions touch in the data (*stats*)."""
     useful = a.itemsize * (1 if a.per_lane else a.vec_width)
     counted = _gathered(a, stats, p)
-    if counted is not None:
-        lanes, rows = _subgroup_shape(stats, p)  # type: ignore[arg-type]
+    if counted is not None and stats is not None:
+        lanes, rows = _subgroup_shape(stats, p)
         return min(1.0, useful * lanes * rows / (counted.sectors_per_request
                                                  * GATHER_SECTOR_BYTES))
     if a.lid0_stride is None:
@@ -222,19 +222,19 @@ def gathered_bytes(a: Access, stats: KernelStats, p: ModelParams) -> float:
     return min(footprint, held) if held is not None and footprint else footprint
 
 
-def next_gather_rate(footprint: float, p: ModelParams) -> float:
-    """Line requests per second of a gather, one line a lane, that misses the first level, from
-    an array of *footprint* bytes: request_overlap's rates by table size past the first level,
-    interpolated in log footprint and log rate, flat beyond the measured ends (a gathered array
-    the L2 no longer holds is served from DRAM, slower); its one next-level rate where the
-    profile lacks them."""
+def next_gather_rate(touched: float, p: ModelParams) -> float:
+    """Line requests per second of a gather, one line a lane, that misses the first level, when
+    the gathers in flight touch *touched* bytes (``gathered_bytes``): request_overlap's rates by
+    table size past the first level, interpolated in log bytes and log rate, flat beyond the
+    measured ends (what the L2 no longer holds is served from DRAM, slower); its one next-level
+    rate where the profile lacks them."""
     first = p.cache_level_bytes[0] if p.cache_level_bytes else 0
     steps = [(f, r) for f, r in p.gather_rates if f > first]
-    if not steps or footprint <= 0:
+    if not steps or touched <= 0:
         return p.next_gather_requests_per_s
     sizes = np.log([f for f, _ in steps])
     rates = np.log([r for _, r in steps])
-    return float(np.exp(np.interp(math.log(footprint), sizes, rates)))
+    return float(np.exp(np.interp(math.log(touched), sizes, rates)))
 
 
 def _leaves_gaps(a: Access) -> bool:
