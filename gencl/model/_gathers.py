@@ -253,14 +253,15 @@ def _box(domain: Any) -> list[tuple[int, int]] | None:
     rows × slots), else None."""
     import islpy as isl
 
+    whole = domain.to_set() if hasattr(domain, "to_set") else domain
     bounds = []
-    for i in range(domain.dim(isl.dim_type.set)):
-        lo, hi = domain.dim_min_val(i), domain.dim_max_val(i)
+    for i in range(whole.dim(isl.dim_type.set)):
+        lo, hi = whole.dim_min_val(i), whole.dim_max_val(i)
         if not (lo.is_int() and hi.is_int()):
             return None
         bounds.append((lo.to_python(), hi.to_python()))
     size = int(np.prod([hi - lo + 1 for lo, hi in bounds]))
-    return bounds if size == domain.count_val().to_python() else None
+    return bounds if size == whole.count_val().to_python() else None
 
 
 def _run_lines(box: list[tuple[int, int]], names: list[str], hw: Mapping[str, tuple[bool, int]],

@@ -467,7 +467,8 @@ def _points(bset: Any) -> list[list[int]]:
 
     points: list[list[int]] = []
     n = bset.dim(isl.dim_type.set)
-    bset.foreach_point(lambda p: points.append(
+    whole = bset.to_set() if hasattr(bset, "to_set") else bset  # islpy 2026 drops the implicit
+    whole.foreach_point(lambda p: points.append(
         [p.get_coordinate_val(isl.dim_type.set, j).to_python() for j in range(n)]))
     return points
 
