@@ -28,6 +28,11 @@ def print_explanation(name: str, point: Mapping[str, Any], sizes: Mapping[str, i
         console.print(f"[yellow]warning:[/] the bottleneck ({pred.bottleneck}) is priced by "
                       f"nominal numbers, not measured: {', '.join(guessed)} — profile this "
                       "device (gencl profile) or pass --profile")
+    uncounted = stats.extra.get("gathers_not_counted")
+    if uncounted:
+        console.print(f"[yellow]warning:[/] the program gathers (an index read from memory), "
+                      f"but not counted on the data: {uncounted} — priced as one line a "
+                      "sub-group")
     terms = make_table("term", "µs", console=console)
     for k, v in pred.terms.items():
         terms.add_row(k, f"{v * 1e6:.2f}")

@@ -25,9 +25,10 @@ import numpy as np
 
 from gencl._json import dumps_json
 
-# (28 and 29 were offline trials' versions, 32 and 33 first forms of the gather counts (no count
-# of the groups sampled; no runs of groups): their cached statistics may linger in a cache)
-STATS_VERSION = "34"
+# (28 and 29 were offline trials' versions, 32 to 34 earlier forms of the gather counts (no count
+# of the groups sampled; no runs of groups; no reason where not counted): their cached
+# statistics may linger in a cache)
+STATS_VERSION = "35"
 
 
 @dataclass(frozen=True)
@@ -865,7 +866,7 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int,
     (the spec's inputs at *sizes*) count its gathers' lines (gencl.model._gathers)."""
     import loopy as lp
 
-    from gencl.model._gathers import gather_requests
+    from gencl.model._gathers import gather_requests, gather_sites
 
     env = {k: int(v) for k, v in sizes.items()}
     with warnings.catch_warnings():
@@ -913,11 +914,16 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int,
             chained = _chained_load_rounds(lin, env) if lin else 0
         except Exception:  # noqa: BLE001 -- a domain isl cannot count: rounds unknown
             chained = 0
+        # why a program's gathers were not counted on the data (priced as one line a
+        # sub-group, as loopy's counts say); explain prints it
+        uncounted = ""
         try:
             gathers = gather_requests(lin, values, env, local_size, groups_per_axis,
                                       subgroup_size) if lin and values else {}
-        except Exception:  # noqa: BLE001 -- an index numpy cannot evaluate: priced as before
-            gathers = {}
+        except Exception as exc:  # noqa: BLE001 -- an index numpy cannot evaluate
+            gathers, uncounted = {}, f"its indices could not be evaluated ({exc})"
+        if not values and lin is not None and gather_sites(lin):
+            uncounted = "the spec's inputs were not drawn at these sizes"
     ops: dict[str, float] = {}
     for op, poly in op_map.items():
         n = _count(poly, env)
@@ -987,7 +993,9 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int,
                                               subgroup_size, nest),
                                           "item_trace": trace,
                                           "chained_load_rounds": chained,
-                                          "gathers": gathers})
+                                          "gathers": gathers,
+                                          **({"gathers_not_counted": uncounted}
+                                             if uncounted else {})})
 
 
 def _private_walk(lin: Any, env: Mapping[str, int]) -> Any:

@@ -236,3 +236,30 @@ def test_the_working_set_of_the_resident_groups():
     assert gathered_bytes(x, stats, p) == pytest.approx(256 * 128)
     small = dataclasses.replace(stats, footprint={**stats.footprint, "x": 1000.0})
     assert gathered_bytes(x, small, p) == 1000.0
+
+
+def test_a_gather_not_counted_on_the_data_says_why():
+    t = _kernel(SPMV)
+    without = compute_stats(t, {"n": N}, subgroup_size=32)
+    assert "inputs were not drawn" in without.extra["gathers_not_counted"]
+    # data without the index array: the indices cannot be evaluated
+    values = {k: v for k, v in _values(np.stack([i, i])).items() if k != "col"}
+    bad = compute_stats(t, {"n": N}, subgroup_size=32, values=values)
+    assert bad.extra["gathers"] == {}
+    assert "could not be evaluated" in bad.extra["gathers_not_counted"]
+    counted = compute_stats(t, {"n": N}, subgroup_size=32, values=_values(np.stack([i, i])))
+    assert "gathers_not_counted" not in counted.extra
+    plain = compute_stats(_kernel("y[i] = sum(k, val[k, i] * x[i])"), {"n": N},
+                          subgroup_size=32)
+    assert "gathers_not_counted" not in plain.extra
+
+
+def test_explain_prints_why_a_gather_was_not_counted(capsys):
+    from gencl.model._report import print_explanation
+
+    stats, _, p = _priced(np.stack([i, i]))
+    stats = dataclasses.replace(stats, extra={**stats.extra, "gathers": {},
+                                              "gathers_not_counted": "a reason"})
+    print_explanation("k", {}, {"n": N}, stats, predict(stats, p), p)
+    out = capsys.readouterr().out
+    assert "not counted on the data: a reason" in out.replace("\n", " ")
