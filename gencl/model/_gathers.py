@@ -34,13 +34,6 @@ SECTOR_BYTES = 32
 LINE_BYTES = (64, 128)
 
 
-def _global_arrays(knl: Any) -> dict[str, Any]:
-    import loopy as lp
-
-    return {a.name: a for a in knl.args
-            if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
-
-
 def _single_writers(knl: Any) -> dict[str, Any]:
     """Private temporaries written by one instruction: name → that instruction."""
     writers: dict[str, list[Any]] = {}
@@ -58,9 +51,9 @@ def data_temporaries(knl: Any) -> dict[str, Any]:
     left out: which write a gather reads is then a question of order)."""
     from loopy.symbolic import get_dependencies
 
-    from gencl.model._stats import _global_subscripts
+    from gencl.model._stats import _global_subscripts, global_arrays
 
-    arrays = _global_arrays(knl)
+    arrays = global_arrays(knl)
     single = _single_writers(knl)
     found: dict[str, Any] = {}
     changed = True
@@ -81,9 +74,9 @@ def gather_sites(knl: Any) -> list[tuple[Any, str, tuple]]:
     temporary, or a global array inside the subscript (``x[col[k]]``)."""
     from loopy.symbolic import get_dependencies
 
-    from gencl.model._stats import _global_subscripts
+    from gencl.model._stats import _global_subscripts, global_arrays
 
-    arrays = _global_arrays(knl)
+    arrays = global_arrays(knl)
     data = data_temporaries(knl)
     sites = []
     for insn in knl.instructions:
@@ -163,23 +156,19 @@ def gather_requests(lin: Any, values: Mapping[str, Any], env: Mapping[str, int],
     the kernel has no gather or its indices cannot be evaluated."""
     import islpy as isl
 
-    from gencl.model._stats import _element_strides, _instruction_domain, _points
+    from gencl.model._stats import (
+        _element_strides, _instruction_domain, _points, global_arrays, hardware_inames)
 
     sites = gather_sites(lin)
     if not sites:
         return {}
-    arrays = _global_arrays(lin)
+    arrays = global_arrays(lin)
     memory = {}
     for name, arg in arrays.items():
         if name in values and isinstance(values[name], np.ndarray):
             memory[name] = _Memory(values[name], _element_strides(arg, env))
     written = _written_in_order(lin)
-    hw: dict[str, tuple[bool, int]] = {}
-    for name, tags in lin.inames.items():
-        for t in tags.tags:
-            kind = type(t).__name__
-            if kind in ("LocalInameTag", "GroupInameTag"):
-                hw[name] = (kind == "GroupInameTag", int(t.axis))
+    hw = hardware_inames(lin)
     axes = max(len(local_size), len(groups_per_axis))
     local = tuple(local_size) + (1,) * (axes - len(local_size))
     groups = tuple(groups_per_axis) + (1,) * (axes - len(groups_per_axis))

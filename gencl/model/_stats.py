@@ -328,6 +328,25 @@ def _fixed_domain(knl: Any, insn: Any, env: Mapping[str, int]) -> Any:
     return domain
 
 
+def global_arrays(knl: Any) -> dict[str, Any]:
+    """The kernel's global array arguments by name."""
+    import loopy as lp
+
+    return {a.name: a for a in knl.args
+            if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
+
+
+def hardware_inames(knl: Any) -> dict[str, tuple[bool, int]]:
+    """iname → (is a group iname, axis) of the inames tagged to a local or group axis."""
+    hw: dict[str, tuple[bool, int]] = {}
+    for name, tags in knl.inames.items():
+        for t in tags.tags:
+            kind = type(t).__name__
+            if kind in ("LocalInameTag", "GroupInameTag"):
+                hw[name] = (kind == "GroupInameTag", int(t.axis))
+    return hw
+
+
 def _instruction_domain(knl: Any, insn: Any, env: Mapping[str, int]) -> tuple[Any, list[str]]:
     """*insn*'s own domain (``_fixed_domain``, the inames it does not run in projected out) and
     its dimensions' names."""
@@ -365,11 +384,9 @@ def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
     gap-filling loop is the innermost (the one-wide Jacobi's column unroll sits inside its row
     unroll) the pass is the same as without *nest*."""
     import islpy as isl
-    import loopy as lp
     from loopy.symbolic import get_access_map
 
-    arrays = {a.name: a for a in knl.args
-              if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
+    arrays = global_arrays(knl)
     order = {name: k for k, name in enumerate(sorted(arrays))}
     lanes = _subgroup_lanes(knl, local_size, groups_per_axis, subgroup_size)
     # every other iname stays at its first value: one pass
@@ -548,11 +565,9 @@ def _chained_load_rounds(lin: Any, env: Mapping[str, int]) -> int:
     rounds of affine loads only (``_load_rounds``): an index read from memory has no access
     map, and there the trace is None."""
     import islpy as isl
-    import loopy as lp
     from loopy.symbolic import get_dependencies
 
-    arrays = {a.name: a for a in lin.args
-              if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
+    arrays = global_arrays(lin)
     kept: set[str] = set()    # sequential loops in the code (not unrolled copies)
     vector: set[str] = set()
     for name, tags in lin.inames.items():
@@ -713,16 +728,13 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     import loopy as lp
     from loopy.symbolic import get_access_map, get_dependencies
 
-    arrays = {a.name: a for a in lin.args
-              if isinstance(a, lp.ArrayArg) and a.address_space == lp.AddressSpace.GLOBAL}
-    hw: dict[str, tuple[bool, int]] = {}   # iname -> (is a group iname, axis)
+    arrays = global_arrays(lin)
+    hw = hardware_inames(lin)
     vector, unrolled = set(), set()
     for name, tags in lin.inames.items():
         for t in tags.tags:
             kind = type(t).__name__
-            if kind in ("LocalInameTag", "GroupInameTag"):
-                hw[name] = (kind == "GroupInameTag", int(t.axis))
-            elif isinstance(t, lp.kernel.data.VectorizeTag):
+            if isinstance(t, lp.kernel.data.VectorizeTag):
                 vector.add(name)
             elif "Unroll" in kind:  # unr, ilp.unr: straight-line copies in the code
                 unrolled.add(name)
