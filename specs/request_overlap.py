@@ -1,10 +1,14 @@
-"""Cache requests beside a DRAM stream: how far a gather's line requests overlap streamed DRAM
-traffic, at the first level and at the next, and their rate against the table's footprint.
+"""Cache requests beside a DRAM stream: how far a gather's line requests, and a stencil's
+coalesced ones, overlap streamed DRAM traffic, at the first level and at the next, and a
+gather's rate against the table's footprint.
 
 ``n`` work items each run ``K`` iterations; an iteration reads ``S`` = 16 coalesced floats of a
 stream (``src[k, s, i]``: DRAM, 512 MiB on a GPU) when ``stream`` is on, and ``gathers`` floats
-of a table whose lanes lie ``LANE_STEP`` floats apart (every lane its own line, as a random
-gather's), at a place that moves every iteration. The table is ``table`` bytes: 8 KiB, which
+of a table, at a place that moves every iteration: with ``lanes=spread`` the lanes lie
+``LANE_STEP`` floats apart (every lane its own line, as a random gather's); with
+``lanes=coalesced`` neighbouring lanes read neighbouring floats (a sub-group's 32 lanes one
+128-byte line, as a stencil's neighbour rows that the caches hold). The table is ``table``
+bytes: 8 KiB, which
 any first-level cache holds, 4 MiB, which no GPU's first level holds and its L2 does, and
 16 MiB to 1 GiB (16 gathers, no stream: the rate as the footprint outgrows the L2). Each item
 adds what it read and stores the sum once. Points without the stream time the requests alone;
@@ -22,6 +26,10 @@ from gencl.characterize.request_overlap import (
 from gencl.spec import BenchmarkSpec, Knob
 
 GATHERS = (0, 1, 2, 4, 8, 16)
+#: coalesced reads an iteration: each is 4 bytes an item, a sixteenth of the stream's 16 rows,
+#: so it takes more of them than gathers to outrun the stream
+COALESCED_GATHERS = (4, 16, 32, 64, 128, 256)
+LANES = ("spread", "coalesced")
 GROUP = 256
 #: items and iterations per size class: the stream is 16 × K × n floats
 ITEMS = {"GPU": 1 << 19, "CPU": 1 << 14, "quick": 1 << 12}
@@ -35,11 +43,17 @@ LANE_STEP = 65
 ITERATION_STEP = 40503
 #: the largest table read in strides; a larger one is read at hashed places (below)
 STRIDED_MAX_BYTES = 4 << 20
+#: floats a coalesced read moves by each iteration: an odd number of 128-byte lines, so every
+#: sub-group's read stays one whole line and the reads spread over the table
+COALESCED_STEP = 32 * 1267
 
 
-def table_index(i, k, r, gathers, floats):
+def table_index(i, k, r, gathers, floats, lanes="spread"):
     """Float index of gather *r* of iteration *k* of item *i* in a *floats*-long table (numpy
     arrays, or pymbolic variables for the kernel's text).
+
+    ``coalesced``: item i reads float i, moved by ``COALESCED_STEP`` each read (a sub-group of
+    32 items whose first is a multiple of 32 reads one whole 128-byte line).
 
     Up to ``STRIDED_MAX_BYTES`` the lanes lie ``LANE_STEP`` floats apart: every lane its own
     line, exactly. A larger table is read at hashed places (a multiply, an xor-shift and a
@@ -47,6 +61,8 @@ def table_index(i, k, r, gathers, floats):
     pages in order, which a random gather does not (an H100 diagnostic: random gathers from
     1 GiB 29·10⁹ requests/s); at 16 MiB a sub-group's 32 lanes touch 31.998 lines on average."""
     step = k * max(gathers, 1) + r
+    if lanes == "coalesced":
+        return (i + step * COALESCED_STEP) % floats
     if floats * 4 <= STRIDED_MAX_BYTES:
         return (i * LANE_STEP + step * ITERATION_STEP) % floats
     h = (i * 2654435761 + step * ITERATION_STEP) % (1 << 32)
@@ -56,7 +72,7 @@ def table_index(i, k, r, gathers, floats):
 def program(point):
     g, stream = point["gathers"], point["stream"] == "on"
     floats = TABLE_BYTES[point["table"]] // 4
-    table = table_index(*map(Variable, "ikr"), g, floats)
+    table = table_index(*map(Variable, "ikr"), g, floats, point["lanes"])
     terms, inames, bounds = [], ["i", "k"], ["0 <= i < n", "0 <= k < K"]
     if stream:
         terms.append("sum(s, src[k, s, i])")
@@ -117,22 +133,28 @@ def reference(values, point, sizes):
         if point["stream"] == "on":
             acc += values["src"][k].sum(axis=0)
         for r in range(g):
-            acc += table[table_index(i, k, r, g, table.size)]
+            acc += table[table_index(i, k, r, g, table.size, point["lanes"])]
     return {"out": acc.astype(np.float32)}
 
 
-#: the overlap points at each level's table; 16 gathers alone at every larger one
-SWEEP = [{"table": table, "gathers": g, "stream": stream}
+#: the overlap points at each level's table, and the coalesced reads' at the next level's (the
+#: stream alone once); 16 gathers alone at every larger one. No coalesced reads at the first
+#: level: its 8 KiB table is 64 lines, so a compiler folds an iteration's reads of one place
+#: into one load (an H100 run, 2026-11-26: rates from 29 to 589·10⁹ lines/s with no order)
+SWEEP = [{"table": table, "gathers": g, "stream": stream, "lanes": "spread"}
          for table in LEVEL_TABLES.values() for g in GATHERS for stream in ("on", "off")
          if g or stream == "on"] + [
-    {"table": table, "gathers": GATHERS[-1], "stream": "off"}
-    for table in TABLE_BYTES if table not in LEVEL_TABLES.values()]
+    {"table": LEVEL_TABLES["next"], "gathers": g, "stream": stream, "lanes": "coalesced"}
+    for g in COALESCED_GATHERS for stream in ("on", "off")
+] + [{"table": table, "gathers": GATHERS[-1], "stream": "off", "lanes": "spread"}
+     for table in TABLE_BYTES if table not in LEVEL_TABLES.values()]
 
 SPEC = BenchmarkSpec(
     name="request_overlap",
     description=__doc__.strip().splitlines()[0],
     program=program,
-    params={"table": tuple(TABLE_BYTES), "gathers": GATHERS, "stream": ("on", "off")},
+    params={"table": tuple(TABLE_BYTES), "gathers": tuple(sorted({*GATHERS, *COALESCED_GATHERS})),
+            "stream": ("on", "off"), "lanes": LANES},
     knobs={"workgroup": Knob("workgroup", (GROUP,), {"inames": ("i",)})},
     inputs=inputs,
     reference=reference,

@@ -1,5 +1,5 @@
 """Cache requests beside a DRAM stream (spec ``request_overlap``): how far a gather's line
-requests overlap streamed DRAM traffic.
+requests, and a stencil's coalesced ones, overlap streamed DRAM traffic.
 
 The model joins its concurrent memory terms by a p-norm, ‖t‖ₚ = (Σ tᵢᵖ)^(1/p), whose exponent
 comes from alu_fetch (memory against arithmetic). A gather (``x[col[k]]``: every lane its own
@@ -23,6 +23,11 @@ without the stream give the requests' own rate, the best over G
 ``cache_requests`` times strided rows whose words share a bank; and over tables of 16 MiB to
 1 GiB too, the rate against the footprint (``gather_requests_by_footprint``): a gathered array
 the L2 no longer holds.
+
+The same fit over coalesced reads of the next level's table (``lanes=coalesced``: a
+sub-group's 32 lanes one 128-byte line, as a stencil's neighbour rows that the L2 holds) gives
+``next_level_line_overlap_exponent``: how far the requests a stencil's halo rows and neighbour
+planes make of the L2 hide behind its DRAM stream.
 """
 
 from __future__ import annotations
@@ -47,6 +52,15 @@ EXPONENT_KEYS = {"first": "first_level_request_overlap_exponent",
                  "next": "next_level_request_overlap_exponent"}
 RATE_KEYS = {"first": "first_level_gather_requests_per_s",
              "next": "next_level_gather_requests_per_s"}
+#: summary key of the coalesced reads' overlap exponent, per level they are read at (the next)
+LINE_EXPONENT_KEYS = {"next": "next_level_line_overlap_exponent"}
+#: lanes a 128-byte line holds floats of: a coalesced read's lanes per line request
+LANES_PER_LINE = 32
+
+
+def lanes_of(point: Mapping[str, Any]) -> str:
+    """The point's lane pattern (records from before the coalesced reads: ``spread``)."""
+    return str(point.get("lanes", "spread"))
 
 
 def bytes_streamed(point: Mapping[str, Any], sizes: Mapping[str, int]) -> float:
@@ -56,8 +70,10 @@ def bytes_streamed(point: Mapping[str, Any], sizes: Mapping[str, int]) -> float:
 
 
 def line_requests(point: Mapping[str, Any], sizes: Mapping[str, int]) -> float:
-    """Line requests of the launch's gathers: one a lane (the spec's ``table_index``)."""
-    return float(sizes["n"]) * sizes["K"] * int(point["gathers"])
+    """Line requests of the launch's table reads: one a lane (the spec's ``table_index``), or
+    one a sub-group of 32 lanes where the reads are coalesced."""
+    per_read = 1.0 / LANES_PER_LINE if lanes_of(point) == "coalesced" else 1.0
+    return float(sizes["n"]) * sizes["K"] * int(point["gathers"]) * per_read
 
 
 @analysis("request_overlap")
@@ -72,55 +88,53 @@ def analyze_request_overlap(records: Sequence[Mapping[str, Any]], device: Mappin
     series_y: dict[str, list[float | None]] = {}
     gathers = sorted({int(r["point"]["gathers"]) for r in ok})
     for level, table in LEVEL_TABLES.items():
-        runs = {(int(r["point"]["gathers"]), r["point"]["stream"]): r for r in ok
-                if r["point"]["table"] == table}
-        for stream in ("on", "off"):
-            series_y[f"{level}, stream {stream}"] = [
-                float(runs[(g, stream)]["median_s"]) if (g, stream) in runs else None
-                for g in gathers]
-        rates = {}
-        for g in gathers:
-            if (g, "off") in runs:
+        at_table = [r for r in ok if r["point"]["table"] == table]
+        # the stream alone reads no table: one point for both lane patterns
+        alone = next((r for r in at_table
+                      if int(r["point"]["gathers"]) == 0 and r["point"]["stream"] == "on"), None)
+        patterns = [("spread", EXPONENT_KEYS[level])]
+        if level in LINE_EXPONENT_KEYS:
+            patterns.append(("coalesced", LINE_EXPONENT_KEYS[level]))
+        for lanes, exponent_key in patterns:
+            runs = {(int(r["point"]["gathers"]), r["point"]["stream"]): r for r in at_table
+                    if lanes_of(r["point"]) == lanes and int(r["point"]["gathers"]) > 0}
+            if not runs:
+                continue
+            label = level if lanes == "spread" else f"{level}, coalesced"
+            for stream in ("on", "off"):
+                series_y[f"{label}, stream {stream}"] = [
+                    float(runs[(g, stream)]["median_s"]) if (g, stream) in runs
+                    else float(alone["median_s"]) if alone and g == 0 and stream == "on"
+                    else None for g in gathers]
+            rates = {}
+            for g in sorted(g for g, stream in runs if stream == "off"):
                 r = runs[(g, "off")]
                 rates[g] = line_requests(r["point"], r["sizes"]) / float(r["median_s"])
-                notes.append(f"{level}: {g} gathers an iteration, no stream: "
+                notes.append(f"{label}: {g} reads an iteration, no stream: "
                              f"{rates[g] / 1e9:.1f}·10⁹ line requests/s")
-        if rates:
-            # the most gathers an iteration saturate the cache level, not the item's other work
-            top = max(rates, key=rates.__getitem__)
+            if rates and lanes == "spread":
+                # the most gathers an iteration saturate the cache level, not the item's work
+                top = max(rates, key=rates.__getitem__)
+                chars.append(Characteristic(
+                    RATE_KEYS[level], rates[top], "requests/s",
+                    method=f"line requests (one a lane) over the median time, best over "
+                           f"gathers an iteration without the stream, from a {table} table",
+                    variants=(runs[(top, "off")]["variant_id"],)))
+            fit = _overlap_fit(alone, runs, label, notes)
+            if fit is None:
+                continue
+            what = "gathers an iteration, one line a lane" if lanes == "spread" else \
+                "coalesced reads an iteration, a sub-group's lanes one line"
             chars.append(Characteristic(
-                RATE_KEYS[level], rates[top], "requests/s",
-                method=f"line requests (one a lane) over the median time, best over gathers "
-                       f"an iteration without the stream, from a {table} table",
-                variants=(runs[(top, "off")]["variant_id"],)))
-        alone = runs.get((0, "on"))
-        both = sorted((g, float(r["median_s"])) for (g, s), r in runs.items()
-                      if s == "on" and g > 0)
-        requests_only = sorted((g, float(r["median_s"])) for (g, s), r in runs.items()
-                               if s == "off" and g > 0)
-        if alone is None or len(both) < 3 or not requests_only:
-            notes.append(f"{level}: too few points for an overlap fit")
-            continue
-        t_dram = float(alone["median_s"])
-        g_top, t_top = requests_only[-1]
-        start = Balance(t_dram, t_top / g_top, 0.0, float(both[0][0]), float(both[-1][0]))
-        fit = fit_overlap([g for g, _ in both], [t for _, t in both], start)
-        notes.append(f"{level}: stream alone {t_dram * 1e6:.1f} µs; fit T_dram "
-                     f"{fit.t_mem * 1e6:.1f} µs, {fit.slope * 1e6:.2f} µs a gather, exponent "
-                     f"{fit.exponent:.2f} (log-time RMS {fit.rms_log_error:.3f})")
-        if fit.rms_log_error > OVERLAP_MAX_RMS:
-            notes.append(f"{level}: the overlap form does not fit (RMS above "
-                         f"{OVERLAP_MAX_RMS}): no exponent")
-            continue
-        chars.append(Characteristic(
-            EXPONENT_KEYS[level], fit.exponent, "",
-            method="t(G) = (T_dram^p + (k·G)^p)^(1/p) fitted in log time to a coalesced "
-                   f"DRAM stream beside G gathers an iteration, one line a lane, from a "
-                   f"{table} table",
-            variants=tuple(runs[(g, "on")]["variant_id"] for g, _ in both)))
+                exponent_key, fit.exponent, "",
+                method="t(G) = (T_dram^p + (k·G)^p)^(1/p) fitted in log time to a coalesced "
+                       f"DRAM stream beside G {what}, from a {table} table",
+                variants=tuple(runs[(g, "on")]["variant_id"]
+                               for g, s in sorted(runs) if s == "on")))
     by_size: dict[int, float] = {}
     for r in ok:
-        if r["point"]["stream"] == "off" and int(r["point"]["gathers"]) > 0:
+        if r["point"]["stream"] == "off" and int(r["point"]["gathers"]) > 0 \
+                and lanes_of(r["point"]) == "spread":
             size = TABLE_BYTES[r["point"]["table"]]
             rate = line_requests(r["point"], r["sizes"]) / float(r["median_s"])
             by_size[size] = max(by_size.get(size, 0.0), rate)
@@ -135,8 +149,9 @@ def analyze_request_overlap(records: Sequence[Mapping[str, Any]], device: Mappin
         notes += [f"{size >> 10} KiB table: {by_size[size] / 1e9:.1f}·10⁹ line requests/s"
                   for size in sorted(by_size)]
     series: dict[str, Any] = {"request_overlap_time_vs_gathers": {
-        "title": "A DRAM stream beside gathers (one line a lane) vs gathers an iteration",
-        "x": gathers, "y": series_y, "xlabel": "gathers an iteration",
+        "title": "A DRAM stream beside gathers (one line a lane) or coalesced reads, vs reads "
+                 "an iteration",
+        "x": gathers, "y": series_y, "xlabel": "table reads an iteration",
         "ylabel": "time (s)", "xscale": "linear", "yscale": "log"}}
     if by_size:
         series["request_overlap_rate_vs_footprint"] = {
@@ -145,3 +160,28 @@ def analyze_request_overlap(records: Sequence[Mapping[str, Any]], device: Mappin
             "xlabel": "table bytes", "ylabel": "line requests/s", "xscale": "log",
             "yscale": "log"}
     return AnalysisResult(tuple(chars), series, notes=tuple(notes))
+
+
+def _overlap_fit(alone: Mapping[str, Any] | None,
+                 runs: Mapping[tuple[int, str], Mapping[str, Any]], label: str,
+                 notes: list[str]) -> Any:
+    """alu_fetch's overlap fit over the points with the stream (G reads > 0) and the stream
+    alone; None (and why, in *notes*) where the points are too few or the form does not fit."""
+    both = sorted((g, float(r["median_s"])) for (g, s), r in runs.items() if s == "on")
+    requests_only = sorted((g, float(r["median_s"])) for (g, s), r in runs.items()
+                           if s == "off")
+    if alone is None or len(both) < 3 or not requests_only:
+        notes.append(f"{label}: too few points for an overlap fit")
+        return None
+    t_dram = float(alone["median_s"])
+    g_top, t_top = requests_only[-1]
+    start = Balance(t_dram, t_top / g_top, 0.0, float(both[0][0]), float(both[-1][0]))
+    fit = fit_overlap([g for g, _ in both], [t for _, t in both], start)
+    notes.append(f"{label}: stream alone {t_dram * 1e6:.1f} µs; fit T_dram "
+                 f"{fit.t_mem * 1e6:.1f} µs, {fit.slope * 1e6:.2f} µs a read, exponent "
+                 f"{fit.exponent:.2f} (log-time RMS {fit.rms_log_error:.3f})")
+    if fit.rms_log_error > OVERLAP_MAX_RMS:
+        notes.append(f"{label}: the overlap form does not fit (RMS above "
+                     f"{OVERLAP_MAX_RMS}): no exponent")
+        return None
+    return fit

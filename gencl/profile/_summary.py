@@ -81,6 +81,9 @@ MEASURED_KEYS: dict[str, str] = {
     # level and at the next (request_overlap, same form)
     "first_level_request_overlap_exponent": "",
     "next_level_request_overlap_exponent": "",
+    # how far coalesced reads the L2 holds (a stencil's neighbour rows) overlap a DRAM stream
+    # (request_overlap, lanes=coalesced, same form)
+    "next_level_line_overlap_exponent": "",
     # those gathers' own line requests per second, without the stream (request_overlap)
     "first_level_gather_requests_per_s": "requests/s",
     "next_level_gather_requests_per_s": "requests/s",

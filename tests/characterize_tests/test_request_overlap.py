@@ -1,6 +1,7 @@
-"""request_overlap: every lane of a gather reads its own line, the fit recovers the overlap
-exponent and the requests' rate from synthetic records, too few points give none, and the quick
-sweep runs on PoCL (matches numpy, feeds the analysis)."""
+"""request_overlap: every lane of a gather reads its own line and a coalesced read's sub-group
+one line, the fit recovers each level's and each lane pattern's overlap exponent and the
+gathers' rate from synthetic records, too few points give none, and the quick sweep runs on
+PoCL (matches numpy, feeds the analysis)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from gencl.characterize import get_analysis
 from gencl.characterize.request_overlap import (
-    EXPONENT_KEYS, LEVEL_TABLES, RATE_KEYS, TABLE_BYTES, line_requests)
+    EXPONENT_KEYS, LEVEL_TABLES, LINE_EXPONENT_KEYS, RATE_KEYS, TABLE_BYTES, line_requests)
 from gencl.spec import load_spec
 from tests.characterize_tests._records import DEVICE, record
 
@@ -39,27 +40,53 @@ def test_every_lane_of_a_sub_group_reads_its_own_line(table, line):
                     assert distinct == 32 if strided else distinct >= 31
 
 
-def _point(table, gathers, stream):
-    return {"table": table, "gathers": gathers, "stream": stream, "workgroup": 256}
+@pytest.mark.parametrize("table", sorted(TABLE_BYTES))
+def test_a_coalesced_reads_sub_group_reads_one_whole_line(table):
+    import sys
+
+    spec = load_spec("request_overlap")
+    table_index = sys.modules[spec.program.__module__].table_index
+    floats = TABLE_BYTES[table] // 4
+    lines = set()
+    for k in (0, 7):
+        for r in range(16):
+            for first in (0, 32 * 1000, 32 * 5001):
+                index = table_index(np.arange(first, first + 32), k, r, 16, floats, "coalesced")
+                assert index.min() >= 0 and index.max() < floats
+                assert index[0] % 32 == 0 and list(np.diff(index)) == [1] * 31  # 128 bytes
+                lines.add(int(index[0]) // 32)
+    assert len(lines) > 16  # the reads move over the table
+
+
+def _point(table, gathers, stream, lanes="spread"):
+    return {"table": table, "gathers": gathers, "stream": stream, "lanes": lanes,
+            "workgroup": 256}
 
 
 #: line requests/s of 16 gathers alone past the levels' tables (the L2 overflowing, then DRAM)
 BEYOND = {"16MiB": 110e9, "64MiB": 45e9, "256MiB": 31e9, "1GiB": 29e9}
 
 
-def _records(p_first, p_next, t_dram=200e-6, rates=None):
+def _records(p_first, p_next, t_dram=200e-6, rates=None, lines=None):
     """Times of the overlap form at each level's table: the stream alone t_dram, G gathers
-    alone G·k, both the p-norm; and 16 gathers alone at the larger tables."""
+    alone G·k, both the p-norm; the same for coalesced reads where *lines* gives each level's
+    (exponent, line requests/s); and 16 gathers alone at the larger tables."""
     rates = rates or {"first": 800e9, "next": 130e9}
     out = []
     for level, p in (("first", p_first), ("next", p_next)):
         table = LEVEL_TABLES[level]
         out.append(record(_point(table, 0, "on"), SIZES, t_dram, vid=f"{level}-0"))
-        for g in (1, 2, 4, 8, 16):
-            alone = line_requests(_point(table, g, "off"), SIZES) / rates[level]
-            out.append(record(_point(table, g, "off"), SIZES, alone, vid=f"{level}-{g}-off"))
-            both = (t_dram ** p + alone ** p) ** (1 / p)
-            out.append(record(_point(table, g, "on"), SIZES, both, vid=f"{level}-{g}-on"))
+        patterns = [("spread", (1, 2, 4, 8, 16), p, rates[level])]
+        if lines and level in lines:
+            patterns.append(("coalesced", (4, 16, 32, 64, 128, 256), *lines[level]))
+        for lanes, counts, exponent, rate in patterns:
+            for g in counts:
+                tag = f"{level}-{lanes}-{g}" if lanes == "coalesced" else f"{level}-{g}"
+                alone = line_requests(_point(table, g, "off", lanes), SIZES) / rate
+                out.append(record(_point(table, g, "off", lanes), SIZES, alone,
+                                  vid=f"{tag}-off"))
+                both = (t_dram ** exponent + alone ** exponent) ** (1 / exponent)
+                out.append(record(_point(table, g, "on", lanes), SIZES, both, vid=f"{tag}-on"))
     for table, rate in BEYOND.items():
         out.append(record(_point(table, 16, "off"), SIZES,
                           line_requests(_point(table, 16, "off"), SIZES) / rate))
@@ -85,6 +112,27 @@ def test_the_fit_recovers_each_levels_exponent_and_rate():
         [800e9, 130e9, *BEYOND.values()])
 
 
+def test_the_fit_recovers_the_coalesced_reads_exponent_apart_from_the_gathers():
+    result = get_analysis("request_overlap")(_records(12.0, 1.5, lines={"next": (2.0, 60e9)}),
+                                             DEVICE, 2e9)
+    chars = {c.name: c for c in result.characteristics}
+    assert chars[LINE_EXPONENT_KEYS["next"]].value == pytest.approx(2.0, rel=0.05)
+    assert chars[EXPONENT_KEYS["next"]].value == pytest.approx(1.5, rel=0.05)
+    # the gathers' rates and the footprint curve are the spread reads' alone
+    assert chars[RATE_KEYS["next"]].value == pytest.approx(130e9)
+    assert [c["requests_per_s"] for c in chars["gather_requests_by_footprint"].value] == \
+        pytest.approx([800e9, 130e9, *BEYOND.values()])
+    series = result.series["request_overlap_time_vs_gathers"]
+    assert series["x"] == [0, 1, 2, 4, 8, 16, 32, 64, 128, 256]
+    assert series["y"]["next, coalesced, stream on"][0] == pytest.approx(200e-6)
+    assert series["y"]["next, coalesced, stream off"][1] is None  # no coalesced G = 1
+    # records from before the coalesced reads (no lanes in their points): the gathers' fit
+    old = [{**r, "point": {k: v for k, v in r["point"].items() if k != "lanes"}}
+           for r in _records(12.0, 1.5)]
+    names = {c.name for c in get_analysis("request_overlap")(old, DEVICE, 2e9).characteristics}
+    assert EXPONENT_KEYS["next"] in names and LINE_EXPONENT_KEYS["next"] not in names
+
+
 def test_too_few_points_no_exponent():
     recs = [r for r in _records(4.0, 4.0) if r["point"]["table"] == LEVEL_TABLES["first"]
             and (r["point"]["gathers"] in (0, 1) or r["point"]["stream"] == "off")]
@@ -101,9 +149,10 @@ def test_quick_sweep_on_pocl(engine):
 
     spec = load_spec("request_overlap")
     points = spec.sweep_points(engine.info, quick=True)
-    assert {(p["table"], p["gathers"], p["stream"]) for p in points} == {
-        (table, g, s) for table in LEVEL_TABLES.values()
-        for g, s in ((0, "on"), (4, "on"), (4, "off"))}
+    assert {(p["table"], p["gathers"], p["stream"], p["lanes"]) for p in points} == {
+        (table, g, s, lanes) for table in LEVEL_TABLES.values()
+        for g, s, lanes in ((0, "on", "spread"), (4, "on", "spread"), (4, "off", "spread"))
+    } | {(LEVEL_TABLES["next"], 4, s, "coalesced") for s in ("on", "off")}
     for p in points:  # the stream's rows and the gathers, each as the point says
         source = generate(spec, p).source
         assert source.count("src[") == (16 if p["stream"] == "on" else 0)
