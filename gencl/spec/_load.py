@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import hashlib
 import importlib.util
@@ -141,7 +142,46 @@ def _import(path: Path):
         raise SpecError(str(path), _line_of(exc, path),
                         f"importing the spec took longer than {exc.args[0]:g} s "
                         "(GENCL_SPEC_TIMEOUT_S)") from None
-    return module, hashlib.sha256(text.encode()).hexdigest()
+    return module, source_digest(text, path)
+
+
+def source_digest(text: str, path: Path) -> str:
+    """Hash of a spec's text and of the source of every module it imports by name from gencl,
+    or from its own folder (a user's helper beside the spec): a kernel, an index function or a
+    constant kept in such a module is part of what the spec measures, so changing it re-runs
+    what resuming would otherwise keep. Direct imports only; modules are named, not located, so
+    two checkouts of the same code agree."""
+    digest = hashlib.sha256(text.encode())
+    for name, file in imported_sources(ast.parse(text), path):
+        digest.update(f"\0{name}\0".encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def imported_sources(tree: ast.Module, path: Path) -> list[tuple[str, Path]]:
+    """(module name, source file) of the modules *tree* imports by absolute name, anywhere in
+    it (a function's own imports too), that live in the gencl package or beside *path*."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            # ``from package import submodule`` imports a module too
+            names |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+    package = Path(__file__).resolve().parents[1]
+    found = []
+    for name in sorted(names):
+        try:
+            found_spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):  # a name in a module, not a submodule; a bad name
+            continue
+        origin = getattr(found_spec, "origin", None)
+        if not origin or not origin.endswith(".py"):
+            continue
+        file = Path(origin).resolve()
+        if file.is_relative_to(package) or file.parent == path.resolve().parent:
+            found.append((name, file))
+    return found
 
 
 _CACHE: dict[tuple[str, int, int], BenchmarkSpec] = {}

@@ -160,3 +160,32 @@ def test_probe_runs_once_per_spec_identity(tmp_path, monkeypatch):
     path.write_text(counting.replace("2 * x[i]", "3 * x[i]").replace('2 * v["x"]', '3 * v["x"]'))
     load_spec(str(path))
     assert calls.read_text() == "xx"
+
+
+def test_a_module_the_spec_imports_is_part_of_its_identity(tmp_path, monkeypatch):
+    """A helper beside the spec, or a gencl module, that the spec imports is hashed with its
+    text: an edit there changes the spec's source_hash (a resumed profile re-measures), an edit
+    of an unrelated file or of a third-party module's place does not."""
+    import ast
+
+    from gencl.spec import _load
+
+    monkeypatch.setenv("GENCL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    helper = tmp_path / "gencl_test_scale_helper.py"
+    helper.write_text("FACTOR = 2\n")
+    text = GOOD.replace("from gencl.spec import",
+                        "from gencl_test_scale_helper import FACTOR\nfrom gencl.spec import")
+    path = _write(tmp_path, "scaled", text)
+    first = load_spec(str(path)).source_hash
+    (tmp_path / "unrelated.py").write_text("X = 1\n")
+    _load._CACHE.clear()
+    assert load_spec(str(path)).source_hash == first
+    helper.write_text("FACTOR = 3\n")
+    _load._CACHE.clear()
+    assert load_spec(str(path)).source_hash != first
+    # the benchmark specs: the gencl modules they take kernels and constants from, no others
+    root = Path(__file__).resolve().parents[2]
+    spec_file = root / "specs" / "request_overlap.py"
+    names = [n for n, _ in _load.imported_sources(ast.parse(spec_file.read_text()), spec_file)]
+    assert names == ["gencl.characterize.request_overlap", "gencl.spec"]
