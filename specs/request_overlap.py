@@ -1,18 +1,20 @@
-"""Cache requests beside a DRAM stream: how far a gather's line requests, and a stencil's
-coalesced ones, overlap streamed DRAM traffic, at the first level and at the next, and a
-gather's rate against the table's footprint.
+"""Cache requests beside a DRAM stream: how far gathers and coalesced reads hide behind it.
+
+How far a gather's line requests (at the first level and at the next) and a stencil's coalesced
+ones (at the next) overlap streamed DRAM traffic, and a gather's rate against the table's
+footprint.
 
 ``n`` work items each run ``K`` iterations; an iteration reads ``S`` = 16 coalesced floats of a
 stream (``src[k, s, i]``: DRAM, 512 MiB on a GPU) when ``stream`` is on, and ``gathers`` floats
 of a table, at a place that moves every iteration: with ``lanes=spread`` the lanes lie
 ``LANE_STEP`` floats apart (every lane its own line, as a random gather's); with
-``lanes=coalesced`` neighbouring lanes read neighbouring floats (a sub-group's 32 lanes one
-128-byte line, as a stencil's neighbour rows that the caches hold). The table is ``table``
-bytes: 8 KiB, which
-any first-level cache holds, 4 MiB, which no GPU's first level holds and its L2 does, and
-16 MiB to 1 GiB (16 gathers, no stream: the rate as the footprint outgrows the L2). Each item
-adds what it read and stores the sum once. Points without the stream time the requests alone;
-the stream without gathers times DRAM alone; the points with both, how far the two overlap.
+``lanes=coalesced`` (the 4 MiB table only) neighbouring lanes read neighbouring floats (a
+sub-group's 32 lanes one 128-byte line, as a stencil's neighbour rows that the L2 holds). The
+table is ``table`` bytes: 8 KiB, which any first-level cache holds, 4 MiB, which no GPU's
+first level holds and its L2 does, and 16 MiB to 1 GiB (16 gathers, no stream: the rate as
+the footprint outgrows the L2). Each item adds what it read and stores the sum once. Points
+without the stream time the requests alone; the stream without gathers times DRAM alone; the
+points with both, how far the two overlap.
 The analysis ``request_overlap`` (gencl/characterize/request_overlap.py) fits the overlap
 exponent per level and lays out the rate by footprint.
 """

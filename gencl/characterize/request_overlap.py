@@ -37,7 +37,7 @@ from typing import Any
 
 from gencl.characterize._cycles import ok_records
 from gencl.characterize._registry import AnalysisResult, Characteristic, analysis
-from gencl.characterize.alu_fetch import OVERLAP_MAX_RMS, Balance, fit_overlap
+from gencl.characterize.alu_fetch import OVERLAP_MAX_RMS, Balance, Overlap, fit_overlap
 
 #: coalesced stream floats an item reads per iteration
 STREAM_ROWS = 16
@@ -164,7 +164,7 @@ def analyze_request_overlap(records: Sequence[Mapping[str, Any]], device: Mappin
 
 def _overlap_fit(alone: Mapping[str, Any] | None,
                  runs: Mapping[tuple[int, str], Mapping[str, Any]], label: str,
-                 notes: list[str]) -> Any:
+                 notes: list[str]) -> Overlap | None:
     """alu_fetch's overlap fit over the points with the stream (G reads > 0) and the stream
     alone; None (and why, in *notes*) where the points are too few or the form does not fit."""
     both = sorted((g, float(r["median_s"])) for (g, s), r in runs.items() if s == "on")
