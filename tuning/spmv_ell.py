@@ -8,11 +8,12 @@ coalesced; ``random``, the diagonal and six columns drawn uniformly, whose gathe
 line a lane; ``window``, the diagonal and six columns drawn uniformly within ``WINDOWS``
 rows either side (1,024: a mesh renumbered to keep its bandwidth small): a line a lane too, but
 lines the work-group's other rows come back to; ``wide``, the same within 65,536 rows, which
-the work-group's rows seldom share. Each work item computes one row: ``j = col[k, i]`` then ``x[j]``, a load whose
-address is another load's value. A user kernel of another shape than the stencils: no grid, an
-index read from memory. Knobs: the work-group and how far the slot loop is unrolled. Peers:
-the ELL kernel a user writes by hand (OpenCL on the run's device; CUDA through CuPy) and
-cuSPARSE's CSR product through CuPy, on the same matrix (the default point's: banded).
+the work-group's rows seldom share. Each work item computes one row: ``j = col[k, i]`` then
+``x[j]``, a load whose address is another load's value. A user kernel of another shape than
+the stencils: no grid, an index read from memory. Knobs: the work-group and how far the slot
+loop is unrolled. Peers: the ELL kernel a user writes by hand (OpenCL on the run's device; CUDA
+through CuPy) and cuSPARSE's CSR product through CuPy, on the same matrix (the default point's:
+banded).
 """
 
 import loopy as lp
@@ -29,19 +30,23 @@ GRIDS = {"GPU": (128, 128, 256), "CPU": (32, 64, 128), "quick": (8, 16, 128),
          "verify": (4, 8, 64)}
 
 
+#: the product's loopy instructions: row i sums its K slots, each gathering x at its column
+INSTRUCTIONS = """
+for i
+    <> acc = 0 {id=zero}
+    for k
+        <> j = col[k, i] {id=index}
+        acc = acc + val[k, i] * x[j] {id=add, dep=index:zero}
+    end
+    y[i] = acc {dep=add}
+end
+"""
+
+
 def program(point):
     t = lp.make_kernel(
         "{[i, k]: 0 <= i < n and 0 <= k < K}",
-        """
-        for i
-            <> acc = 0 {id=zero}
-            for k
-                <> j = col[k, i] {id=index}
-                acc = acc + val[k, i] * x[j] {id=add, dep=index:zero}
-            end
-            y[i] = acc {dep=add}
-        end
-        """,
+        INSTRUCTIONS,
         [lp.GlobalArg("val", np.float32, shape=("K", "n")),
          lp.GlobalArg("col", np.int32, shape=("K", "n")),
          lp.GlobalArg("x", np.float32, shape=("n",)),

@@ -5,6 +5,7 @@ the model prices them (first level, next level, the resident groups' lines, the 
 from __future__ import annotations
 
 import dataclasses
+import sys
 
 import numpy as np
 import pytest
@@ -13,21 +14,14 @@ from gencl.model import compute_stats, params_from, predict
 from gencl.model._gathers import gather_requests, gather_shares, gather_sites
 from gencl.model._predict import access_efficiency, cache_requests, gather_misses
 from gencl.model._stats import _linearized
+from gencl.spec import load_spec
 
 GPU = {"name": "gpu", "device_type": "GPU", "compute_units": 4, "max_clock_hz": 1e9,
        "warp_size": 32, "global_cache_bytes": 1 << 20, "global_cacheline_bytes": 128,
        "registers_per_block": 65536}
 N, GROUP = 256, 64
-SPMV = """
-for i
-    <> acc = 0 {id=zero}
-    for k
-        <> j = col[k, i] {id=index}
-        acc = acc + val[k, i] * x[j] {id=add, dep=index:zero}
-    end
-    y[i] = acc {dep=add}
-end
-"""
+#: spmv_ell's own instructions, in small kernels of this file's slot counts and x lengths
+SPMV = sys.modules[load_spec("spmv_ell").program.__module__].INSTRUCTIONS
 
 
 def _kernel(src: str, slots: int = 2, x_floats: int = 1 << 16):
