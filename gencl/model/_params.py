@@ -114,6 +114,10 @@ class ModelParams:
     # (table bytes, line requests per second) of gathers one line a lane, smallest first
     # (request_overlap); (): the next level's one rate at every footprint
     gather_rates: tuple[tuple[float, float], ...] = ()
+    # (bytes in flight per compute unit, seconds) of one round of dependent coalesced DRAM loads
+    # with every resident item's round in flight at once, smallest first (load_rounds); ():
+    # Little's law with a soft knee from global_latency_s and dram_bw (_predict.loaded_round_s)
+    round_times: tuple[tuple[float, float], ...] = ()
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -194,6 +198,11 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
                           if isinstance(st, Mapping) and _num(st, "footprint_bytes")
                           and _num(st, "requests_per_s"))
     sources["gather_requests_by_footprint"] = "measured" if gather_rates else "nominal"
+    round_times = sorted((float(st["inflight_bytes_per_cu"]), float(st["round_s"]))
+                         for st in summary.get("round_time_by_inflight") or []
+                         if isinstance(st, Mapping) and _num(st, "inflight_bytes_per_cu")
+                         and _num(st, "round_s"))
+    sources["round_time_by_inflight"] = "measured" if round_times else "nominal"
     registers = int(device.get("registers_per_block") or 0)
     # the driver's figure (NVIDIA's device attribute), not a benchmark's; a CPU has no such limit
     sources["registers_per_block"] = "n/a" if not is_gpu else (
@@ -264,6 +273,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         > SCALAR_FLOPS_PER_CYCLE,
         footprint_bandwidths=tuple(steps),
         gather_rates=tuple(gather_rates),
+        round_times=tuple(round_times),
         sources=sources,
     )
 
@@ -280,6 +290,8 @@ TERM_SOURCES: dict[str, tuple[str, ...]] = {
     "local_memory": ("local_bw_Bps",),
     "dispatch": ("group_dispatch_s", "dispatch_overlap_exponent"),
     "barriers": ("barrier_phase_s", "barrier_phase_s_per_item"),
+    "wave_tail": ("round_time_by_inflight", "global_latency_cycles", "copy_bw_Bps",
+                  "registers_per_block"),
     "launch": ("launch_overhead_s",),
 }
 

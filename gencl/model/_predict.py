@@ -2,7 +2,7 @@
 
 time = ‖‖compute, ‖max(DRAM, next-level bandwidth), cache requests, memory latency,
                local memory‖ₛ ⊕ gathers‖ₚ,
-        work-group dispatch‖_q / load balance + barriers
+        work-group dispatch‖_q / load balance + barriers + wave tail
 
 (⊕ gathers: a gather's first-level and next-level requests, each joined by its own measured
 exponent)
@@ -78,7 +78,14 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   and Little's law, which takes every site's load in flight at once, left out for it — the
   load_rounds benchmark's H100 points, predicted so, within 10 % up to 8 KiB in flight per
   compute unit with one chain an item and from 16 KiB on with any);
-- work-groups that do not fill the last wave leave compute units idle (load balance).
+- work-groups that do not fill the last wave leave compute units idle (load balance);
+- wave tail: a GPU kernel whose items each run several load rounds (a loop the code keeps: a
+  stream along an axis) runs them in waves of resident items that start and finish together;
+  the last, partial wave keeps only its own items' bytes in flight, so each of its rounds takes
+  the round time at that load (``load_rounds``' curve; without it Little's law with a soft knee,
+  ‖Λ, bytes in flight / bandwidth‖₂, which reproduces the H100 curve within 5 %), not its
+  share of the bandwidth: what it takes beyond that share adds (box2d9 on the H100, ``float4``
+  streams of 64 rows: 1.03–1.29 waves by the group shape, 7–19 µs of a measured 217–222).
 
 A temporally blocked launch (k sweeps) is priced from what its transform reports it does
 (``tile_traffic``: ``gencl.measure._sweeps.TRAFFIC_KEYS``) where loopy's counts cannot see it
@@ -393,6 +400,41 @@ def next_level_time(stats: KernelStats, p: ModelParams) -> float:
     return per_group * stats.groups
 
 
+def loaded_round_s(bytes_per_cu: float, p: ModelParams) -> float:
+    """One load round's time with *bytes_per_cu* in flight on every compute unit: the
+    ``load_rounds`` curve, interpolated in log-log (below its first point that point's time,
+    past its last the last point's bandwidth); without it Little's law with a soft knee,
+    ‖Λ, bytes in flight / DRAM bandwidth‖₂ (the H100 curve within 5 % from 256 B to 128 KiB)."""
+    points = p.round_times
+    if not points:
+        return math.hypot(p.global_latency_s, bytes_per_cu * p.compute_units / p.dram_bw)
+    if bytes_per_cu <= points[0][0]:
+        return points[0][1]
+    if bytes_per_cu >= points[-1][0]:
+        return points[-1][1] * bytes_per_cu / points[-1][0]
+    (x0, y0), (x1, y1) = next((a, b) for a, b in zip(points, points[1:])
+                              if a[0] <= bytes_per_cu <= b[0])
+    return y0 * (y1 / y0) ** (math.log(bytes_per_cu / x0) / math.log(x1 / x0))
+
+
+def wave_tail(stats: KernelStats, p: ModelParams, conc: float, rounds: float, dram: float,
+              t_bw: float) -> float:
+    """Seconds the last, partial wave of resident work items adds beyond its share of the
+    DRAM term *t_bw* (every wave at the bandwidth): its items each run *rounds* load rounds,
+    each at the round time of the bytes the partial wave alone keeps in flight (the item's DRAM
+    bytes per round × its items per compute unit). 0 on a CPU (no Little's law over items),
+    for one round, for whole waves, and for a launch of less than one wave (the other terms
+    price its rounds at its load)."""
+    if rounds <= 1.0 or not dram or not stats.work_items or not p.little_over_items:
+        return 0.0
+    waves = stats.work_items / max(p.compute_units, 1) / conc
+    partial = waves - math.floor(waves)
+    if waves < 1.0 or partial <= 1e-9:
+        return 0.0
+    in_flight = partial * conc * dram / stats.work_items / rounds
+    return max(0.0, rounds * loaded_round_s(in_flight, p) - t_bw * partial / waves)
+
+
 def round_latency(stats: KernelStats, p: ModelParams, dram: float) -> float:
     """Mean latency of one load round: the share of the item's global bytes that come from
     DRAM (the model's DRAM bytes over loopy's) at the DRAM latency, the rest at the largest
@@ -528,11 +570,14 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
                         max(t_little * reuse, t_rounds), t_local) if reuse < 1.0 else body
     # the groups' halos came at DRAM's pace: the first_level_fills criterion
     no_halo = combined(t_compute, t_bw, t_req, t_lat, t_local) if t_l2 > t_bw else body
-    time_s = body
+    # the last, partial wave of a loop's resident items waits its rounds at its own light load
+    t_tail = wave_tail(stats, p, conc, rounds, dram, t_bw) if not traffic and not chained \
+        else 0.0
+    time_s = body + t_tail
     terms = {"compute": t_compute, "memory_bandwidth": t_bw, "l2_bandwidth": t_l2,
              "cache_requests": t_req + t_gather_first + t_gather_next, "memory_latency": t_lat,
              "local_memory": t_local, "dispatch": t_dispatch, "barriers": t_sync,
-             "launch": p.launch_s}
+             "wave_tail": t_tail, "launch": p.launch_s}
     # the launch overhead is shown, not added: the time is the kernel's execution (START→END)
     bottleneck = max((k for k in terms if k != "launch"), key=lambda k: terms[k])
     # the roof: useful work at the peak of the limiting resource
@@ -542,7 +587,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
                          (hits, body / max(hit_all, 1e-30), gap_misses > lane_misses),
                          (reuse, body / max(all_held, 1e-30)),
                          (1.0 / serial, body / max(lockstep, 1e-30)),
-                         (min(1.0, t_bw / t_l2) if t_l2 else 1.0, body / max(no_halo, 1e-30)))
+                         (min(1.0, t_bw / t_l2) if t_l2 else 1.0, body / max(no_halo, 1e-30)),
+                         t_tail)
     return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30),
                       steps=steps)
 
@@ -573,7 +619,7 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
               divergence: float, balance: float, conc: float, useful: float,
               local_eff: float, first_level: tuple[float, float, bool],
               dram_reuse: tuple[float, float], serialization: tuple[float, float],
-              fills: tuple[float, float]) -> tuple[Criterion, ...]:
+              fills: tuple[float, float], tail: float) -> tuple[Criterion, ...]:
     total = max(body, 1e-30)
     mem_share = max(terms["memory_bandwidth"], terms["l2_bandwidth"], terms["memory_latency"],
                     terms["cache_requests"]) / total
@@ -634,6 +680,12 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
                   "larger work-groups, less work per item"),
         Criterion("load_balance", balance, 1.0 / balance,
                   "the last wave of work-groups leaves compute units idle"),
+        # not one of seed 001's: the share of the time left were the last, partial wave of a
+        # loop's resident items no slower than its share of the bandwidth (wave_tail)
+        Criterion("wave_tail", total / (total + tail), (total + tail) / total,
+                  "the last, partial wave of resident work items runs its loop's load rounds "
+                  "at a light load: shorter loops (more, shorter items) or a launch of whole "
+                  "waves"),
         Criterion("device_sync", sync, sp(sync),
                   "barriers per work item: fewer, larger tiles"),
     )

@@ -229,8 +229,8 @@ def test_each_kept_loop_iteration_is_one_load_round(block, rounds):
     assert stats.extra["item_trace"]["load_rounds"] == rounds
 
 
-def _column_sums(term: str, row: str) -> KernelStats:
-    """Statistics of out[i] = Σₖ *term* over 2¹⁶ items in groups of 64, the k loop (64
+def _column_sums(term: str, row: str, items: int = 1 << 16) -> KernelStats:
+    """Statistics of out[i] = Σₖ *term* over *items* items in groups of 64, the k loop (64
     iterations) kept; u is 64 rows of *row* elements."""
     import loopy as lp
     import numpy as np
@@ -242,7 +242,7 @@ def _column_sums(term: str, row: str) -> KernelStats:
          lp.ValueArg("nk", np.int32)],
         target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
     knl = lp.split_iname(knl, "i", 64, inner_tag="l.0", outer_tag="g.0")
-    return compute_stats(knl, {"n": 1 << 16, "nk": 64}, subgroup_size=32)
+    return compute_stats(knl, {"n": items, "nk": 64}, subgroup_size=32)
 
 
 def test_a_loop_of_dependent_loads_waits_one_latency_per_round():
@@ -261,6 +261,47 @@ def test_a_loop_of_dependent_loads_waits_one_latency_per_round():
         **stats.extra, "item_trace": {**stats.extra["item_trace"], "load_rounds": 0}})
     little = predict(no_rounds, p).terms["memory_latency"]
     assert latency == pytest.approx(2 * little, rel=0.05)
+
+
+def test_the_last_partial_wave_waits_its_rounds_at_its_own_load():
+    """1.5 waves of the column sums (4 units × 2,048 resident items, 12,288 items): the last
+    half wave's items each run 64 rounds with half a wave's bytes in flight; without a
+    load_rounds curve a round takes ‖Λ, bytes in flight × units / bandwidth‖₂, and what that
+    takes beyond the half wave's share of the DRAM term adds. Whole waves add nothing."""
+    import math
+
+    p = params_from({"global_latency_cycles": 1000.0}, GPU)  # Λ = 1 µs at 1 GHz
+    assert p.sources["round_time_by_inflight"] == "nominal"
+    stats = _column_sums("u[k, i]", "n", items=4 * 2048 * 3 // 2)
+    pred = predict(stats, p)
+    t_bw = pred.terms["memory_bandwidth"]
+    dram = t_bw * p.dram_bw  # no footprint staircase: the copy bandwidth prices DRAM
+    in_flight = 0.5 * 2048 * dram / stats.work_items / 64  # bytes per unit, one round
+    expected = 64 * math.hypot(1e-6, in_flight * 4 / p.dram_bw) - t_bw * 0.5 / 1.5
+    assert expected > 0
+    assert pred.terms["wave_tail"] == pytest.approx(expected)
+    tail = next(c for c in pred.criteria if c.name == "wave_tail")  # it adds to the rest
+    assert tail.value == pytest.approx((pred.time_s - expected) / pred.time_s)
+    assert tail.speedup == pytest.approx(pred.time_s / (pred.time_s - expected))
+    whole = predict(_column_sums("u[k, i]", "n", items=4 * 2048 * 2), p)
+    assert whole.terms["wave_tail"] == 0.0
+    cpu = params_from({}, CPU)
+    assert predict(stats, cpu).terms["wave_tail"] == 0.0
+
+
+def test_a_measured_round_curve_prices_the_round_in_log_log():
+    """With load_rounds' curve in the profile a round's time is read off it, interpolated in
+    log-log between its points, flat below the first and at the last point's bandwidth past
+    the last; the profile says so."""
+    from gencl.model._predict import loaded_round_s
+
+    curve = [{"inflight_bytes_per_cu": 1024, "round_s": 4e-7},
+             {"inflight_bytes_per_cu": 16384, "round_s": 1.6e-6}]
+    p = params_from({"global_latency_cycles": 1000.0, "round_time_by_inflight": curve}, GPU)
+    assert p.sources["round_time_by_inflight"] == "measured"
+    assert loaded_round_s(4096, p) == pytest.approx(8e-7)  # halfway in log: √(4e-7 · 1.6e-6)
+    assert loaded_round_s(256, p) == pytest.approx(4e-7)
+    assert loaded_round_s(65536, p) == pytest.approx(6.4e-6)
 
 
 def _gather(src: str) -> KernelStats:
