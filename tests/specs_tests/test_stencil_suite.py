@@ -24,7 +24,7 @@ from gencl.spec import load_spec
 from gencl.spec.stencil_step import GRID_2D, GRID_3D
 
 SUITE = ("laplace3d", "star3d_r4", "box3d27", "box2d9", "vardiff3d", "star2d_r2", "advect3d",
-         "aniso2d", "mehrstellen3d", "wave3d", "biharm2d")
+         "aniso2d", "mehrstellen3d", "wave3d", "biharm2d", "edge3d19")
 #: largest tile volume run at whole-tile sizes (keeps the numpy reference cheap)
 MAX_POINTS = 1 << 20
 
