@@ -17,7 +17,7 @@ import itertools
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import GRID_3D, stencil_step_spec
+from gencl.spec.stencil_step import GRID_3D, from_padded, stencil_step_spec, to_padded
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
@@ -52,14 +52,11 @@ def program(point):
 
 def to_buffer(grid, fill=np.nan):
     """A logical (nz+2, ny+2, nx+2) grid in the buffer layout; pad columns hold *fill*."""
-    nz2, ny2, nx2 = grid.shape
-    out = np.full((nz2, ny2, nx2 - 2 + 2 * PAD), fill, dtype=grid.dtype)
-    out[:, :, PAD - 1:PAD + nx2 - 1] = grid
-    return out
+    return to_padded(grid, PAD, fill)
 
 
 def from_buffer(buf):
-    return buf[:, :, PAD - 1:buf.shape[2] - PAD + 1]
+    return from_padded(buf, PAD)
 
 
 def update(u, u_new, c0, c1, c2):
