@@ -188,21 +188,16 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         sources[f"{key} (vector)"] = "measured" if value is not None else "nominal"
         return value if value is not None else scalar_rate
 
-    steps = sorted((float(st["footprint_bytes"]), float(st["bandwidth_Bps"]))
-                   for st in summary.get("bandwidth_by_footprint") or []
-                   if isinstance(st, Mapping) and _num(st, "footprint_bytes")
-                   and _num(st, "bandwidth_Bps"))
-    sources["bandwidth_by_footprint"] = "measured" if steps else "nominal"
-    gather_rates = sorted((float(st["footprint_bytes"]), float(st["requests_per_s"]))
-                          for st in summary.get("gather_requests_by_footprint") or []
-                          if isinstance(st, Mapping) and _num(st, "footprint_bytes")
-                          and _num(st, "requests_per_s"))
-    sources["gather_requests_by_footprint"] = "measured" if gather_rates else "nominal"
-    round_times = sorted((float(st["inflight_bytes_per_cu"]), float(st["round_s"]))
-                         for st in summary.get("round_time_by_inflight") or []
-                         if isinstance(st, Mapping) and _num(st, "inflight_bytes_per_cu")
-                         and _num(st, "round_s"))
-    sources["round_time_by_inflight"] = "measured" if round_times else "nominal"
+    def curve(key: str, x: str, y: str) -> list[tuple[float, float]]:
+        # a measured curve ([{x: …, y: …}], points with both numbers), smallest x first
+        points = sorted((float(st[x]), float(st[y])) for st in summary.get(key) or []
+                        if isinstance(st, Mapping) and _num(st, x) and _num(st, y))
+        sources[key] = "measured" if points else "nominal"
+        return points
+
+    steps = curve("bandwidth_by_footprint", "footprint_bytes", "bandwidth_Bps")
+    gather_rates = curve("gather_requests_by_footprint", "footprint_bytes", "requests_per_s")
+    round_times = curve("round_time_by_inflight", "inflight_bytes_per_cu", "round_s")
     registers = int(device.get("registers_per_block") or 0)
     # the driver's figure (NVIDIA's device attribute), not a benchmark's; a CPU has no such limit
     sources["registers_per_block"] = "n/a" if not is_gpu else (
