@@ -181,7 +181,10 @@ def explain(spec: str | os.PathLike[str] | BenchmarkSpec, *,
 
 def model_accuracy(spec: str | os.PathLike[str] | BenchmarkSpec, cache: str | os.PathLike[str],
                    *, profile: str | None = None) -> tuple[Any, ModelParams]:
-    """The model over a measured space: (Accuracy: Spearman ρ, share within ±15 %, params)."""
+    """The model over a measured space: (Accuracy: Spearman ρ, share within ±15 %, the same per
+    knob value and predicted bottleneck (``by_value``), params). A cache measured before an
+    axis joined the space reads at that axis's first value; records of values the space no
+    longer has are set aside (``set_aside``)."""
     from gencl.model import cache_accuracy, load_params, load_results
 
     data = load_results(cache)

@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -122,10 +122,17 @@ class Accuracy:
     spearman: float
     within_15pct: float
     median_ratio: float  # predicted / measured
+    #: records of a results file whose point the space no longer holds (``space_records``)
+    set_aside: int = 0
+    #: axis (and ``bottleneck``) → value → n, median ratio, share within ±15 %
+    #: (``accuracy_by_value``)
+    by_value: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"n": self.n, "spearman": self.spearman, "within_15pct": self.within_15pct,
-                "median_ratio": self.median_ratio}
+                "median_ratio": self.median_ratio,
+                **({"set_aside": self.set_aside} if self.set_aside else {}),
+                **({"by_value": self.by_value} if self.by_value is not None else {})}
 
 
 def accuracy(predicted: Iterable[float], measured: Iterable[float]) -> Accuracy:
@@ -171,12 +178,86 @@ def load_results(path: str | os.PathLike) -> dict[str, Any]:
     return data
 
 
+def space_records(spec: Any, results: Sequence[Mapping[str, Any]]
+                  ) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], str]]]:
+    """The records of a results file as points of *spec*'s space today: (records, outside).
+
+    A record measured before an axis joined the space stands at that axis's first value, the
+    value that keeps the program as it was (a new knob's first value is the untransformed
+    program: ``temporal`` "none", one sweep). A record whose value of an axis has left the
+    space (renamed or dropped since) is set aside with the reason: the program it timed is not
+    one the spec still builds."""
+    records: list[dict[str, Any]] = []
+    outside: list[tuple[dict[str, Any], str]] = []
+    for record in results:
+        reason = spec.outside(record["point"])
+        if reason:
+            outside.append((record["point"], reason))
+            continue
+        if set(spec.axes) - set(record["point"]):
+            record = {**record, "point": {**spec.complete(record["point"]), **record["point"]}}
+        records.append(dict(record))
+    return records, outside
+
+
 def cache_accuracy(spec: Any, results: Sequence[Mapping[str, Any]], params: ModelParams, *,
-                   workers: int | None = None) -> tuple[Accuracy, list[tuple[dict, float, float]]]:
-    """Model accuracy over the ok records of a results file: (accuracy, [(point, pred, meas)]),
-    with the compiler's registers and spills where a record's build log states them."""
-    ok = [r for r in results if r.get("status") == "ok" and r.get("median_s")]
+                   workers: int | None = None) -> tuple[Accuracy, list[AccuracyRow]]:
+    """Model accuracy over the ok records of a results file (as ``space_records`` reads them:
+    the records set aside are counted in ``Accuracy.set_aside``), with the compiler's
+    registers and spills where a record's build log states them; and the rows it rests on."""
+    records, outside = space_records(spec, results)
+    ok = [r for r in records if r.get("status") == "ok" and r.get("median_s")]
     preds = predict_points(spec, [r["point"] for r in ok], [r["sizes"] for r in ok], params,
                            workers=workers, build_logs=[r.get("build_log") for r in ok])
-    rows = [(r["point"], p.time_s, float(r["median_s"])) for r, p in zip(ok, preds) if p]
-    return accuracy([r[1] for r in rows], [r[2] for r in rows]), rows
+    rows = [AccuracyRow(r["point"], p.time_s, float(r["median_s"]), p.bottleneck)
+            for r, p in zip(ok, preds) if p]
+    if len(rows) < 3:
+        why = f"; {len(outside)} records set aside: {outside[0][1]}" if outside else ""
+        raise GenclError(f"model accuracy needs at least 3 measured variants the model "
+                         f"predicts, got {len(rows)} of {len(ok)} ok records{why}")
+    acc = accuracy([r.predicted_s for r in rows], [r.measured_s for r in rows])
+    return replace(acc, set_aside=len(outside), by_value=accuracy_by_value(rows)), rows
+
+
+@dataclass(frozen=True)
+class AccuracyRow:
+    """One measured variant beside its prediction (seconds per launch, both)."""
+
+    point: dict[str, Any]
+    predicted_s: float
+    measured_s: float
+    bottleneck: str
+
+    @property
+    def ratio(self) -> float:
+        return self.predicted_s / self.measured_s
+
+
+def accuracy_by_value(rows: Sequence[AccuracyRow]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Where the model misses: for every axis with more than one value among *rows*, and for
+    the predicted bottleneck (``bottleneck``), each value's variants: n, median
+    predicted/measured and the share within ±15 %. A family the model misjudges as a whole
+    (every ``vector_width`` 8 variant 20 % fast) shows as one value far from 1."""
+    import numpy as np
+
+    def family(ratios: list[float]) -> dict[str, Any]:
+        r = np.asarray(ratios)
+        return {"n": len(r), "median_ratio": float(np.median(r)),
+                "within_15pct": float(np.mean(np.abs(r - 1) <= 0.15))}
+
+    def text(value: Any) -> str:
+        return value if isinstance(value, str) else json.dumps(value, default=str)
+
+    def order(value: Any) -> tuple[str, Any]:  # numbers and shapes in their own order
+        return (type(value).__name__, value if isinstance(value, int | float | str)
+                else json.dumps(value, default=str) if not isinstance(value, list | tuple)
+                else tuple(value))
+
+    groups: dict[str, dict[str, tuple[Any, list[float]]]] = {}
+    for row in rows:
+        for name, value in [*row.point.items(), ("bottleneck", row.bottleneck)]:
+            values = groups.setdefault(name, {})
+            values.setdefault(text(value), (value, []))[1].append(row.ratio)
+    return {name: {key: family(ratios) for key, (_, ratios) in
+                   sorted(values.items(), key=lambda item: order(item[1][0]))}
+            for name, values in groups.items() if len(values) > 1}

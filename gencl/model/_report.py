@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gencl.model._explain import Accuracy
 from gencl.model._params import ModelParams, nominal_inputs
 from gencl.model._predict import Prediction
 from gencl.model._stats import KernelStats
@@ -43,3 +44,23 @@ def print_explanation(name: str, point: Mapping[str, Any], sizes: Mapping[str, i
         crit.add_row(c.name, f"{c.value:.2f}", f"{c.speedup:.2f}×",
                      c.hint if c.value < 0.95 else "")
     console.print(crit)
+
+
+def print_accuracy_by_value(acc: Accuracy) -> None:
+    """Where the model misses: one row per knob value and predicted bottleneck, the values
+    whose median is more than 15 % off marked."""
+    from gencl.report_console import make_console, make_table
+
+    console = make_console()
+    if acc.set_aside:
+        console.print(f"{acc.set_aside} records set aside: their knob values have left the "
+                      "space")
+    table = make_table("axis", "value", "variants", "median predicted/measured", "within ±15 %",
+                       console=console)
+    for axis, values in (acc.by_value or {}).items():
+        for value, family in values.items():
+            off = abs(family["median_ratio"] - 1) > 0.15
+            ratio = f"{family['median_ratio']:.2f}"
+            table.add_row(axis, value, str(family["n"]), f"[bold]{ratio}[/]" if off else ratio,
+                          f"{family['within_15pct']:.0%}")
+    console.print(table)

@@ -42,6 +42,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
               f"{', '.join(sorted(DEVELOPED_ON))}): {acc.n} variants, Spearman ρ = "
               f"{acc.spearman:.3f}, within ±15 %: {acc.within_15pct:.0%}, median "
               f"predicted/measured {acc.median_ratio:.2f}")
+        if not args.json:
+            from gencl.model._report import print_accuracy_by_value
+
+            print_accuracy_by_value(acc)
         return 0
     e = api.explain(args.spec, knobs=parse_knobs(args.knob), sizes=parse_sizes(args.size),
                     quick=args.quick, device=args.device, profile=args.profile)

@@ -5,12 +5,11 @@ Kernel Tuner calls this simulation mode. The engine reads a results file (``genc
 its status (failures replay as failures). A point the file does not hold is an ``error`` status
 saying so, never a guess.
 
-Given the spec, a record measured before an axis joined the space (a cache older than the
-axis) stands at that axis's first value: the value that keeps the program as it was (a new knob's
-first value is the untransformed program — ``temporal`` "none", one sweep). A record whose
-value of an axis has left the space (a knob value renamed or dropped since it was measured) is
-set aside (``outside``, with the reason): no search can ask for it, and the program it timed is
-not one the spec still builds, so a prediction for it would be compared with another kernel.
+Given the spec, the records are read as points of its space today
+(``gencl.model.space_records``): a record measured before an axis joined the space stands at
+that axis's first value, and one whose value has left the space is set aside (``outside``, with
+the reason): no search can ask for it, and a prediction for it would be compared with another
+kernel.
 Given *fixed* values (``gencl tune --simulate --knob``), only the records of that slice are
 kept: spmv_ell's matrix is the user's, not a choice a search makes.
 """
@@ -23,7 +22,7 @@ from typing import Any
 
 from gencl.errors import GenclError
 from gencl.measure import Measurement
-from gencl.model import load_results, point_key
+from gencl.model import load_results, point_key, space_records
 
 
 class ReplayEngine:
@@ -42,14 +41,10 @@ class ReplayEngine:
         self._records: dict[str, dict[str, Any]] = {}
         #: records whose point the spec's space no longer holds: (point, reason)
         self.outside: list[tuple[dict[str, Any], str]] = []
-        for record in data["results"]:
-            reason = spec.outside(record["point"]) if spec is not None else None
-            if reason:
-                self.outside.append((record["point"], reason))
-                continue
-            if spec is not None and set(spec.axes) - set(record["point"]):
-                record = {**record, "point": {**spec.complete(record["point"]),
-                                              **record["point"]}}
+        records = data["results"]
+        if spec is not None:
+            records, self.outside = space_records(spec, records)
+        for record in records:
             if fixed and any(point_key({"v": record["point"].get(k)}) != point_key({"v": v})
                              for k, v in fixed.items()):
                 continue  # another slice of the space than the one asked for
