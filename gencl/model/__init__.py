@@ -10,11 +10,10 @@ from gencl.model._params import (
 from gencl.model._predict import Criterion, Prediction, access_efficiency, flop_rate, predict
 from gencl.model._stats import Access, KernelStats, compute_stats, variant_stats
 
-__all__ = ["Access", "Accuracy", "AccuracyRow", "Criterion", "KernelStats", "ModelParams", "Prediction",
-           "access_efficiency", "accuracy", "accuracy_by_value", "flop_rate", "cache_accuracy", "calibrated_accuracy",
-           "compute_stats",
-           "corrected_log_times", "encode_points", "explain",
-           "load_device_profile", "load_params", "load_results", "nominal_inputs",
-           "params_from", "params_from_profile", "point_key", "predict", "predict_points",
-           "predict_variant",
-           "results_root", "space_records", "variant_stats", "TERM_SOURCES"]
+__all__ = ["Access", "Accuracy", "AccuracyRow", "Criterion", "KernelStats", "ModelParams",
+           "Prediction", "access_efficiency", "accuracy", "accuracy_by_value", "flop_rate",
+           "cache_accuracy", "calibrated_accuracy", "compute_stats", "corrected_log_times",
+           "encode_points", "explain", "load_device_profile", "load_params", "load_results",
+           "nominal_inputs", "params_from", "params_from_profile", "point_key", "predict",
+           "predict_points", "predict_variant", "results_root", "space_records", "variant_stats",
+           "TERM_SOURCES"]

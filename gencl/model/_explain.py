@@ -221,7 +221,8 @@ def cache_accuracy(spec: Any, results: Sequence[Mapping[str, Any]], params: Mode
 
 @dataclass(frozen=True)
 class AccuracyRow:
-    """One measured variant beside its prediction (seconds per launch, both)."""
+    """One measured variant beside its prediction (seconds, both per launch or both per
+    sweep)."""
 
     point: dict[str, Any]
     predicted_s: float

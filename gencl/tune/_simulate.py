@@ -97,7 +97,8 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
     model without them, as a search sees a point it has not built. Returns (summary fields,
     per-record predictions before build: what the guided sampler ranks by)."""
     from gencl.model._heldout import heldout_note, model_role
-    from gencl.model._explain import points_stats, predict_from_stats
+    from gencl.model._explain import (
+        AccuracyRow, accuracy_by_value, points_stats, predict_from_stats)
     from gencl.model._registers import registers_from_build_log
 
     points, sizes = [r["point"] for r in records], [r["sizes"] for r in records]
@@ -107,38 +108,40 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
     before = predict_from_stats(spec, points, sizes, stats, params)
     after = predict_from_stats(spec, points, sizes, stats, params, logs) if built else before
 
-    def scored(preds: Sequence[Any]) -> list[tuple[float, float, Any]]:
+    def scored(preds: Sequence[Any]) -> list[AccuracyRow]:
         # per sweep, both sides: a launch of k sweeps is compared as k sweeps
-        return [(p.time_per_sweep_s, float(time_per_sweep(spec, r) or 0.0), r["point"])
+        return [AccuracyRow(r["point"], p.time_per_sweep_s,
+                            float(time_per_sweep(spec, r) or 0.0), p.bottleneck)
                 for r, p in zip(records, preds)
                 if p and r.get("status") == "ok" and r.get("median_s")]
 
+    def best_gap(rows: Sequence[AccuracyRow]) -> float:
+        # the measured time of the variant the model ranks fastest, over the measured best − 1
+        chosen = min(rows, key=lambda row: row.predicted_s)
+        return chosen.measured_s / min(row.measured_s for row in rows) - 1
+
     ok = scored(after)
-    acc = accuracy([a for a, _, _ in ok], [b for _, b, _ in ok]) if len(ok) >= 3 else None
+    acc = accuracy([r.predicted_s for r in ok], [r.measured_s for r in ok]) \
+        if len(ok) >= 3 else None
     known = min(20, len(ok) // 10)
-    calibrated = calibrated_accuracy([c for _, _, c in ok], [a for a, _, _ in ok],
-                                     [b for _, b, _ in ok], known=known, seeds=seeds) \
+    calibrated = calibrated_accuracy([r.point for r in ok], [r.predicted_s for r in ok],
+                                     [r.measured_s for r in ok], known=known, seeds=seeds) \
         if known >= 3 else None
-    best_gap = None
-    if ok:
-        chosen = min(ok, key=lambda row: row[0])
-        best_gap = chosen[1] / min(b for _, b, _ in ok) - 1
     prebuild = None
     if built:
         rows = scored(before)
-        pre = accuracy([a for a, _, _ in rows], [b for _, b, _ in rows])
+        pre = accuracy([r.predicted_s for r in rows], [r.measured_s for r in rows])
         prebuild = {"spearman": pre.spearman, "within_15pct": pre.within_15pct,
-                    "median_ratio": pre.median_ratio,
-                    "predicted_best_gap": min(rows, key=lambda row: row[0])[1]
-                    / min(b for _, b, _ in rows) - 1}
+                    "median_ratio": pre.median_ratio, "predicted_best_gap": best_gap(rows)}
     return {
         "spec": spec.name,
         "model_spearman": acc.spearman if acc else None,
         "model_within_15pct": acc.within_15pct if acc else None,
         "model_median_ratio": acc.median_ratio if acc else None,
         "model_variants": acc.n if acc else 0,
-        # the measured time of the variant the model ranks fastest, over the measured best − 1
-        "model_predicted_best_gap": best_gap,
+        # where it misses: per knob value and predicted bottleneck, n, median ratio, ±15 % share
+        "model_by_value": accuracy_by_value(ok) if acc else None,
+        "model_predicted_best_gap": best_gap(ok) if ok else None,
         # records whose build log gave the compiler's registers and spills
         "model_build_logs": built,
         "model_before_build": prebuild,

@@ -138,6 +138,13 @@ def _simulate(args: argparse.Namespace) -> int:
           f"{rho if rho is None else f'{rho:.3f}'}, within ±15 % "
           f"{summary['model_within_15pct'] or 0:.1%}, predicted best "
           f"{'?' if gap is None else f'{gap:+.1%}'} from the measured best")
+    off = [(abs(f["median_ratio"] - 1), axis, value, f)
+           for axis, values in (summary.get("model_by_value") or {}).items()
+           for value, f in values.items() if abs(f["median_ratio"] - 1) > 0.15]
+    if off:
+        print("model misses most (median predicted/measured, share within ±15 %): " + "; ".join(
+            f"{axis}={value} {f['median_ratio']:.2f}, {f['within_15pct']:.0%} of {f['n']}"
+            for _, axis, value, f in sorted(off, key=lambda x: x[0], reverse=True)[:3]))
     cal = summary.get("model_calibrated")
     if cal:
         print(f"model corrected by {cal['known_variants']} measured variants: Spearman ρ "

@@ -31,6 +31,14 @@ def test_simulate_counts_evaluations_to_target(cache, tmp_path):
                 assert hit == len(times)
     assert -1 <= summary["model_spearman"] <= 1 and 0 <= summary["model_within_15pct"] <= 1
     assert summary["spec"] == "copy"
+    # where the model misses: every knob value of the space's varying axes, all variants each
+    by_value = summary["model_by_value"]
+    points = [r["point"] for r in replay.records if r["status"] == "ok"]
+    for axis, values in by_value.items():
+        if axis != "bottleneck":
+            assert set(values) == {json.dumps(p[axis]) if not isinstance(p[axis], str)
+                                   else p[axis] for p in points}
+        assert sum(f["n"] for f in values.values()) == summary["model_variants"]
     assert "guided_share_of_space" in goal_check(summary)
     assert plot_convergence(runs, best, tmp_path / "c.png", "t").stat().st_size > 1000
 
