@@ -250,9 +250,10 @@ def accuracy_by_value(rows: Sequence[AccuracyRow]) -> dict[str, dict[str, dict[s
         return value if isinstance(value, str) else json.dumps(value, default=str)
 
     def order(value: Any) -> tuple[str, Any]:  # numbers and shapes in their own order
+        if isinstance(value, list | tuple):
+            return ("shape", tuple(value))
         return (type(value).__name__, value if isinstance(value, int | float | str)
-                else json.dumps(value, default=str) if not isinstance(value, list | tuple)
-                else tuple(value))
+                else text(value))
 
     groups: dict[str, dict[str, tuple[Any, list[float]]]] = {}
     for row in rows:
