@@ -19,7 +19,10 @@ def test_repeated_only_accumulates():
 def test_second_run_adds_and_keeps(tmp_path):
     run_profile(tmp_path, quick=True, only=["workgroup_dispatch"], progress=False)
     before = json.loads((tmp_path / "summary.json").read_text())
-    assert before["group_dispatch_s"] > 0 and before["cache_requests_per_s"] is None
+    # >= 0, not > 0: on a CPU whose launches are flat the slope through noisy points can come
+    # out negative and is clipped to 0 (workgroup_dispatch.dispatch_cost); this test is about
+    # keeping what was measured, whatever it measured.
+    assert before["group_dispatch_s"] >= 0 and before["cache_requests_per_s"] is None
     log: list[str] = []
     run_profile(tmp_path, quick=True, only=["cache_requests"], progress=False, log=log.append)
     after = json.loads((tmp_path / "summary.json").read_text())
