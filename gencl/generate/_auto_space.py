@@ -59,6 +59,12 @@ STREAM_CHUNKS = (1, 4, 8, 16, 32)
 GROUP_X = (32, 64, 128, 256)
 GROUP_Y = (1, 2, 4, 8)
 GROUP_ITEMS = (128, 512)
+#: the sum order is offered where a balanced tree shortens the update's chain of dependent
+#: operations by this many at least. Measured on the H200 (docs/tuning.md, 2026-11-27): where
+#: the tree saved 14 (mehrstellen3d, 21 → 7) it was 5 % faster over a slice of 20 variant
+#: pairs and its best 3 % faster; where it saved 7 (edge3d19, box3d27) or 3 (star3d_r4,
+#: biharm2d) it was even on median and ±10 % per variant, the best 1–3 % slower
+MIN_PATH_SAVED = 10
 
 
 # {{{ analysis
@@ -92,6 +98,9 @@ class Stencil:
     vector_loops: tuple[str, ...]    # reductions around reads along the contiguous axis
     itemsize: int
     notes: tuple[str, ...] = field(default=())
+    #: the output's update: dependent operations on its longest path as written, and with its
+    #: sums balanced (short loops written out; ``knobs.sum_order``)
+    update_paths: tuple[int, int] = (0, 0)
 
     @property
     def ndim(self) -> int:
@@ -272,7 +281,27 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
         temporaries=temporaries, short_loops=tuple(short),
         stream_loops=tuple(sorted(stream_loops & {s for s, _ in short})),
         vector_loops=tuple(sorted(vector_loops)),
-        itemsize=int(np.dtype(globals_[output].dtype.numpy_dtype).itemsize))
+        itemsize=int(np.dtype(globals_[output].dtype.numpy_dtype).itemsize),
+        update_paths=_update_paths(t, output, short))
+
+
+def _update_paths(t: lp.TranslationUnit, output: str, short: list[tuple[str, int]]
+                  ) -> tuple[int, int]:
+    """(as written, balanced) critical paths of the instruction writing *output*, its short
+    loops' sums written out as full unrolling writes them."""
+    import loopy as lp
+
+    from gencl.generate.knobs.sum_order import balance, critical_path
+    from gencl.generate.knobs.unroll import unroll
+
+    for name, _ in short:
+        try:
+            t = unroll(t, name, "full")
+        except Exception:  # noqa: BLE001 -- a loop full unrolling cannot take stays a loop
+            pass
+    update = next(i.expression for i in t.default_entrypoint.instructions
+                  if isinstance(i, lp.Assignment) and output in i.assignee_var_names())
+    return critical_path(update), critical_path(balance(update))
 
 
 def _constant_length(knl: lp.LoopKernel, iname: str) -> int | None:
@@ -344,6 +373,8 @@ def _roles(st: Stencil) -> dict[str, str]:
     roles: dict[str, str] = {}
     for name, _ in st.short_loops:
         roles[f"unroll:{name}"] = f"unroll_{name}"
+    if st.update_paths[0] - st.update_paths[1] >= MIN_PATH_SAVED:
+        roles["sum_order"] = "sum_order"
     if st.vector_widths:
         roles["vector"] = "vector_width"
     if st.ndim == 3:
@@ -374,6 +405,10 @@ def knobs_for(st: Stencil) -> dict[str, Knob]:
     last = st.axes[-1]
     for name, _ in st.short_loops:
         knobs[roles[f"unroll:{name}"]] = Knob("unroll", ("none", "full"), {"iname": name})
+    if "sum_order" in roles:  # after unrolling: a written-out radius sum is balanced too
+        from gencl.generate.knobs.sum_order import ORDERS
+
+        knobs[roles["sum_order"]] = Knob("sum_order", ORDERS, {})
     if "vector" in roles:
         knobs[roles["vector"]] = Knob("vector", tuple(
             w for w in VECTOR_WIDTHS if w == 1 or w in st.vector_widths), {

@@ -12,6 +12,7 @@ from gencl.generate.knobs import (
     local_tile,
     register_block,
     streaming,
+    sum_order,
     temporal,
     trip_count,
     unroll,
@@ -39,7 +40,8 @@ TRANSFORMS: dict[str, Transform] = {
         workgroup.TRANSFORM, branch.TRANSFORM, local_memory.TRANSFORM,
         local_memory.PAD_TRANSFORM, local_memory.ALLOCATION_TRANSFORM,
         register_block.TRANSFORM, local_tile.TRANSFORM, streaming.TRANSFORM,
-        array_layout.TRANSFORM, temporal.TRANSFORM, temporal.PARAMETER_TRANSFORM)
+        array_layout.TRANSFORM, temporal.TRANSFORM, temporal.PARAMETER_TRANSFORM,
+        sum_order.TRANSFORM)
 }
 
 __all__ = ["PAD_ARG", "TRANSFORMS", "Transform", "cache_in_local", "extract_unaligned_reads",
