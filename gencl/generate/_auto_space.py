@@ -60,10 +60,11 @@ GROUP_X = (32, 64, 128, 256)
 GROUP_Y = (1, 2, 4, 8)
 GROUP_ITEMS = (128, 512)
 #: the sum order is offered where a balanced tree shortens the update's chain of dependent
-#: operations by this many at least. Measured on the H200 (docs/tuning.md, 2026-11-27): where
-#: the tree saved 14 (mehrstellen3d, 21 → 7) it was 5 % faster over a slice of 20 variant
-#: pairs and its best 3 % faster; where it saved 7 (edge3d19, box3d27) or 3 (star3d_r4,
-#: biharm2d) it was even on median and ±10 % per variant, the best 1–3 % slower
+#: operations by this many at least. Measured (docs/stencils.md, 2026-11-27): where the tree
+#: saved 14 (mehrstellen3d, 21 → 7) it took 0.94× the time at the median variant of the whole
+#: space on the H200 (0.96× on an H100); where it saved 7 (edge3d19, box3d27) or 3
+#: (star3d_r4, biharm2d) it was even at the median of a slice and ±10 % per variant, its best
+#: 1–3 % slower
 MIN_PATH_SAVED = 10
 
 

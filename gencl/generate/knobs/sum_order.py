@@ -2,12 +2,12 @@
 
 Floating-point addition does not associate, so the OpenCL compiler evaluates ``a + b + … + z``
 left to right: a chain of dependent adds as long as the sum. On the H200 that chain costs memory
-bandwidth, not only arithmetic: NVIDIA's compiler keeps 32 registers a work item and issues the
-loads of a long chain close to their use, between its adds, so a work item waits for memory
-more than once per point (mehrstellen3d's 19-point update, a 21-add critical path, streamed:
-502 µs at ``float``; the same with its twelve edge terms summed on their own, a 13-add path, as
-edge3d19 writes its update: 460 µs, edge3d19's own 456; ``float2`` 403 → 358, ``float4`` 357 →
-334; docs/tuning.md). ``"tree"`` regroups every sum of the kernel's assignments so that its
+time, not only arithmetic: NVIDIA's compiler (a streamed ``float`` item at 32 registers) issues
+the loads of a long chain close to their use, between its adds, so a work item waits for memory
+more than once per point (mehrstellen3d's 19-point update, 21 dependent operations, streamed:
+502 µs at ``float``; the same with its twelve edge terms summed on their own, 13, as edge3d19
+writes its update: 460 µs, edge3d19's own 456; ``float2`` 403 → 358, ``float4`` 357 → 334;
+docs/tuning.md). ``"tree"`` regroups every sum of the kernel's assignments so that its
 critical path is as short as a binary tree of its terms allows (the two shallowest partial sums
 are added first, Huffman's rule), and prints the grouping: loopy's C printer drops the
 parentheses of a sum nested in a sum (it treats + as associative), so the program is given a
