@@ -12,6 +12,7 @@ import pymbolic.primitives as prim
 import pytest
 from pymbolic import parse
 
+from gencl.errors import KnobError
 from gencl.generate import derive_space, lower, with_derived_space
 from gencl.generate.knobs.sum_order import balance, critical_path, order_sums
 from gencl.measure import verify_variant
@@ -66,6 +67,18 @@ def test_the_tree_is_printed_with_its_parentheses():
     assert "a[i] + a[1 + i] + a[2 + i] + a[3 + i]" in written
     assert "(a[i] + a[1 + i]) + (a[2 + i] + a[3 + i])" in tree
     assert order_sums(t, "as_written") is t
+
+
+def test_a_tree_on_a_target_that_prints_it_flat_is_refused():
+    # loopy's plain OpenCL target prints a nested sum flat: a tree there would be a variant
+    # equal to the written one under another name, so the value leaves the space
+    t = lp.make_kernel("{[i]: 0 <= i < n}", "b[i] = a[i] + a[i + 1] + a[i + 2] + a[i + 3]",
+                       [lp.GlobalArg("a", np.float32, shape=("n + 3",)),
+                        lp.GlobalArg("b", np.float32, shape=("n",)), lp.ValueArg("n", np.int32)],
+                       target=lp.OpenCLTarget(), lang_version=(2018, 2))
+    assert order_sums(t, "as_written") is t
+    with pytest.raises(KnobError, match="sum_order=tree needs PyOpenCL's default target"):
+        order_sums(t, "tree")
 
 
 def test_offered_only_where_the_tree_saves_a_long_chain():

@@ -25,6 +25,7 @@ import loopy as lp
 from loopy.target.c.codegen.expression import CExpressionToCodeMapper
 from loopy.target.pyopencl import PyOpenCLCASTBuilder, PyOpenCLTarget
 
+from gencl.errors import KnobError
 from gencl.generate.knobs._base import Transform, one_of
 
 ORDERS = ("as_written", "tree")
@@ -107,15 +108,20 @@ class GroupedSumsTarget(PyOpenCLTarget):
 
 
 def order_sums(t: lp.TranslationUnit, order: str) -> lp.TranslationUnit:
-    """Every assignment's sums as written, or as balanced trees (``"tree"``)."""
+    """Every assignment's sums as written, or as balanced trees (``"tree"``). A tree needs
+    PyOpenCL's default target (the one whose printer this module replaces): on any other,
+    loopy's printer would print it flat, a variant that silently equals ``"as_written"``, so
+    the value is refused there (a KnobError: the point leaves the space)."""
     if order == "as_written":
         return t
+    if type(t.target) is not PyOpenCLTarget:
+        raise KnobError(f"sum_order=tree needs PyOpenCL's default target (the program has "
+                        f"{type(t.target).__name__}, whose printer drops a sum's grouping)")
     knl = t.default_entrypoint
     insns = [i.copy(expression=balance(i.expression)) if isinstance(i, lp.Assignment) else i
              for i in knl.instructions]
     t = t.with_kernel(knl.copy(instructions=insns))
-    # the specs build for PyOpenCL's default target; another target keeps its own printer
-    return t.copy(target=GroupedSumsTarget()) if type(t.target) is PyOpenCLTarget else t
+    return t.copy(target=GroupedSumsTarget())
 
 
 def _apply(t: lp.TranslationUnit, value: str, *, point: Any) -> lp.TranslationUnit:
