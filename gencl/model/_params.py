@@ -11,6 +11,7 @@ to a nominal value derived from the OpenCL device description when the profile l
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -108,6 +109,9 @@ class ModelParams:
     # True where the scalar chains ran faster than a core issues scalar multiply-adds, i.e. the
     # runtime did vectorize them across items
     barriers_serialize_items: bool = False
+    # why no measured number priced this device though its slug has a committed profile (that
+    # profile was measured on another device: same runtime, another CPU); "" otherwise
+    profile_note: str = ""
     # (footprint bytes, copy bandwidth) of buffers reused launch after launch, smallest first
     # (footprint_bandwidth); (): dram_bw at every footprint
     footprint_bandwidths: tuple[tuple[float, float], ...] = ()
@@ -342,7 +346,18 @@ def load_params(device: Mapping[str, Any], *, profile: str | Path | DeviceProfil
 
     if isinstance(profile, _Profile):
         return params_from(profile.summary, device)
-    path = Path(profile) if profile else find_profile(str(device.get("slug", "")), root)
+    if profile:
+        return params_from(load_device_profile(profile).summary, device)
+    path = find_profile(str(device.get("slug", "")), root)
     if path is None:
         return params_from({}, device)
-    return params_from(load_device_profile(path).summary, device)
+    found = load_device_profile(path)
+    # a slug names a runtime, not a machine: a CPU runtime's committed profile may be another
+    # CPU's (the Xeon the suite was profiled on, beside a user's EPYC), whose bandwidths and
+    # rates would price this one silently; only an explicit --profile prices it so
+    theirs, ours = str(found.device_json.get("name") or ""), str(device.get("name") or "")
+    if theirs and ours and theirs != ours:
+        return dataclasses.replace(params_from({}, device), profile_note=(
+            f"{path} was measured on {theirs}, not on {ours}: nominal values — profile this "
+            "device (gencl profile) or pass --profile to price it with that one"))
+    return params_from(found.summary, device)

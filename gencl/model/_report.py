@@ -19,6 +19,8 @@ def print_explanation(name: str, point: Mapping[str, Any], sizes: Mapping[str, i
     measured = sorted(k for k, v in params.sources.items() if v == "measured")
     console.print(f"[bold]{name}[/] {dict(point)} at {dict(sizes)} on {params.device}")
     console.print(f"profile: {', '.join(measured) if measured else 'none found — nominal values'}")
+    if params.profile_note:
+        console.print(f"[yellow]warning:[/] {params.profile_note}")
     console.print(f"{stats.work_items} work items in {stats.groups} groups of {stats.group_size}")
     per_sweep = (f" per launch of {pred.steps} sweeps, [bold]{pred.time_per_sweep_s * 1e6:.1f} "
                  "µs[/] per sweep" if pred.steps > 1 else "")

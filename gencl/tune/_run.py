@@ -58,7 +58,8 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
               seed: int | None = None, storage: str | None = None, study: str | None = None,
               workers: int = 1, replay: str | None = None, profile: str | None = None,
               out: str | Path | None = None, callbacks: Sequence[Any] = (),
-              predict_progress: Callable[[str, int], Any] | None = None) -> TuneRun:
+              predict_progress: Callable[[str, int], Any] | None = None,
+              warn: Callable[[str], Any] | None = None) -> TuneRun:
     """Tune *spec* with an Optuna study on a device (or replayed from a measured space).
 
     Args:
@@ -74,6 +75,8 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
         callbacks: Optuna trial callbacks (progress: ``gencl.tune._progress.TrialProgress``).
         predict_progress: ``(spec name, variants) -> progress(k)`` for each batch the guided
             sampler counts (the first before trial 1: gencl.tune._lazy).
+        warn: called with a line the user should read before trial 1 (the guided sampler's
+            model prices nominal numbers: the slug's committed profile is another device's).
     """
     import optuna
 
@@ -132,6 +135,8 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
             raise GenclError(f"tuning workers exited with {codes}")
     else:
         params = load_params(device_json, profile=profile)
+        if warn and sampler == "guided" and params.profile_note:
+            warn(params.profile_note)
         candidates, predictor = lazy_predictor(
             spec, space, sizes_of, params,
             progress=(lambda n: predict_progress(spec.name, n)) if predict_progress

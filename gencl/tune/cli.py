@@ -69,7 +69,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
                    fixed=parse_knobs(args.knob), sizes=parse_sizes(args.size), quick=args.quick,
                    seed=args.seed, storage=args.storage, study=args.study, workers=args.workers,
                    replay=args.replay, profile=args.profile, out=args.out,
-                   callbacks=[TrialProgress(args.trials)], predict_progress=_PredictProgress())
+                   callbacks=[TrialProgress(args.trials)], predict_progress=_PredictProgress(),
+                   warn=lambda line: print(f"gencl: warning: {line}", file=sys.stderr))
     if os.environ.get("GENCL_TUNE_WORKER"):  # a worker of several: the parent reports
         return 0
     if run.point is None:

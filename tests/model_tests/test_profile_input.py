@@ -61,6 +61,24 @@ def test_lookup_does_not_depend_on_the_working_directory(tmp_path, monkeypatch):
     assert load_params(device).sources["copy_bw_Bps"] == "nominal"
 
 
+def test_a_slugs_profile_of_another_device_is_not_used_silently(tmp_path):
+    # a slug names a runtime (pocl-debian-cpu), not a machine: the committed profile of the
+    # CPU the suite was profiled on must not price a user's other CPU under the same slug
+    device = json.loads(H200.read_text())["device"]
+    (tmp_path / device["slug"]).mkdir()
+    (tmp_path / device["slug"] / "profile.json").write_text(H200.read_text())
+    assert load_params(device, root=tmp_path).sources["copy_bw_Bps"] == "measured"
+    assert load_params(device, root=tmp_path).profile_note == ""
+    other = {**device, "name": "NVIDIA H200 NVL"}
+    params = load_params(other, root=tmp_path)
+    assert params.sources["copy_bw_Bps"] == "nominal"
+    assert params.device == "NVIDIA H200 NVL"
+    assert "was measured on NVIDIA H200, not on NVIDIA H200 NVL" in params.profile_note
+    # named explicitly, it prices the other device (a what-if), and says nothing
+    explicit = load_params(other, profile=tmp_path / device["slug"] / "profile.json")
+    assert explicit.sources["copy_bw_Bps"] == "measured" and explicit.profile_note == ""
+
+
 @pytest.mark.parametrize("profile, name", [(H200, "NVIDIA H200"),
                                            (H100, "NVIDIA H100 80GB HBM3")])
 def test_explain_what_if_from_a_committed_profile(tmp_path, profile, name):
