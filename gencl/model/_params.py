@@ -12,6 +12,7 @@ to a nominal value derived from the OpenCL device description when the profile l
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -323,6 +324,20 @@ def find_profile(slug: str, root: str | Path | None = None) -> Path | None:
     return None
 
 
+def profile_of_device(name: str, root: str | Path | None = None) -> Path | None:
+    """A committed profile measured on the device called *name*, in any folder under the
+    results root (a second machine of one runtime is profiled into a folder of its own, e.g.
+    ``pocl-debian-cpu-epyc``, beside the slug's), the first in name order."""
+    for path in sorted(Path(root or results_root()).glob("*/profile.json")):
+        try:
+            device = json.loads(path.read_text()).get("device") or {}
+        except (OSError, ValueError):
+            continue
+        if isinstance(device, Mapping) and device.get("name") == name:
+            return path
+    return None
+
+
 def load_device_profile(path: str | Path) -> DeviceProfile:
     """A profile from profile.json, its folder, or the summary.json beside it."""
     from gencl.profile import load_profile
@@ -354,9 +369,13 @@ def load_params(device: Mapping[str, Any], *, profile: str | Path | DeviceProfil
     found = load_device_profile(path)
     # a slug names a runtime, not a machine: a CPU runtime's committed profile may be another
     # CPU's (the Xeon the suite was profiled on, beside a user's EPYC), whose bandwidths and
-    # rates would price this one silently; only an explicit --profile prices it so
+    # rates would price this one silently; this device's own profile, in a folder of its own,
+    # or an explicit --profile price it
     theirs, ours = str(found.device_json.get("name") or ""), str(device.get("name") or "")
     if theirs and ours and theirs != ours:
+        own = profile_of_device(ours, root)
+        if own is not None:
+            return params_from(load_device_profile(own).summary, device)
         return dataclasses.replace(params_from({}, device), profile_note=(
             f"{path} was measured on {theirs}, not on {ours}: nominal values — profile this "
             "device (gencl profile) or pass --profile to price it with that one"))

@@ -77,6 +77,15 @@ def test_a_slugs_profile_of_another_device_is_not_used_silently(tmp_path):
     # named explicitly, it prices the other device (a what-if), and says nothing
     explicit = load_params(other, profile=tmp_path / device["slug"] / "profile.json")
     assert explicit.sources["copy_bw_Bps"] == "measured" and explicit.profile_note == ""
+    # the other device's own profile, in a folder of its own, prices it (the H100's numbers
+    # stand in for its measurements here)
+    data = json.loads(H100.read_text())
+    data["device"]["name"] = other["name"]
+    (tmp_path / "nvidia-h200-nvl").mkdir()
+    (tmp_path / "nvidia-h200-nvl" / "profile.json").write_text(json.dumps(data))
+    own = load_params(other, root=tmp_path)
+    assert own.profile_note == ""
+    assert own.dram_bw == params_from_profile(load_device_profile(H100)).dram_bw
 
 
 @pytest.mark.parametrize("profile, name", [(H200, "NVIDIA H200"),
