@@ -250,8 +250,12 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         reread_latency_s=max(timed)[1] / clock if timed else 0.0,
         # nominal: a miss costs the next level one more request at the first level's rate
         l2_requests_per_s=get("l2_requests_per_s", get("cache_requests_per_s", clock * cus)),
-        # nominal: none (the fills are not priced; DRAM's bandwidth alone)
-        l2_bw=get("l2_read_bw_Bps", 0.0),
+        # nominal: none (the fills are not priced; DRAM's bandwidth alone). A figure below
+        # DRAM's copy bandwidth is not a cache level filling the first: on a CPU runtime the
+        # level-2 points (warp-shaped line strides) measure the runtime's scalar loop (Debian's
+        # PoCL on a 2-core EPYC: 10 GB/s beside a 51 GB/s copy), and pricing a Jacobi slice's
+        # fills by it put every variant at 1.4–3.5 ms where they take 0.2–2
+        l2_bw=get("l2_read_bw_Bps", 0.0, accept=lambda v: v > dram),
         l2_line_requests_per_s=get("l2_line_requests_per_s", 0.0),
         l2_sectors_per_s=get("l2_sectors_per_s", 0.0),
         # nominal: no overlap measured, the slowest term alone

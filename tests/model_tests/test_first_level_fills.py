@@ -140,3 +140,15 @@ def test_without_the_figures_the_fills_are_not_priced_and_explain_says_so():
                             "l2_sectors_per_s": 3.8e11}, GPU)
     assert measured.l2_bw == 8e12 and measured.l2_sectors_per_s == 3.8e11
     assert nominal_inputs("l2_bandwidth", measured) == []
+
+
+def test_a_next_level_slower_than_dram_is_not_taken_for_one():
+    """A first level is filled from a cache, never slower than DRAM's copy: a level-2 figure
+    below it measured something else (Debian's PoCL on a 2-core EPYC: 10 GB/s beside a 51 GB/s
+    copy, the runtime's scalar loop over warp-shaped strides), and the fills are not priced."""
+    slow = params_from({"copy_bw_Bps": 5.1e10, "l2_read_bw_Bps": 1.0e10}, GPU)
+    assert slow.l2_bw == 0.0 and slow.sources["l2_read_bw_Bps"] == "nominal"
+    stats = _laplace3d(workgroup=[128, 1, 1])
+    assert predict(stats, slow).terms["l2_bandwidth"] == 0.0
+    fast = params_from({"copy_bw_Bps": 5.1e10, "l2_read_bw_Bps": 2.0e11}, GPU)
+    assert fast.l2_bw == 2.0e11 and fast.sources["l2_read_bw_Bps"] == "measured"
