@@ -88,3 +88,22 @@ def test_a_cache_of_nothing_the_model_predicts_is_one_line_and_exit_2(tmp_path):
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
     assert "got 0 of 0 ok records; 4 records set aside: vector_width=3" in out.stderr
+
+
+def test_a_temporal_space_is_scored_per_sweep_as_the_tuner_compares():
+    """A launch of k sweeps against its k-sweep prediction would rank by k whatever the model
+    says: explain --accuracy compares per sweep, as ``gencl tune --simulate`` does."""
+    from gencl.model import cache_accuracy, load_params
+    from gencl.spec import load_spec
+
+    data = json.loads((ROOT / "bench_results" / "pocl-local-cpu" / "jacobi" / "space.json")
+                      .read_text())
+    ok = [r for r in data["results"] if r["status"] == "ok"]
+    temporal = [r for r in ok if r["point"]["temporal"] == "stream"][:3]
+    single = [r for r in ok if r["point"]["temporal"] == "none"][:3]
+    assert {r["point"]["sweeps"] for r in temporal} != {1}
+    spec = load_spec("jacobi")
+    acc, rows = cache_accuracy(spec, temporal + single, load_params(data["device"]), workers=1)
+    assert acc.n == 6
+    for r, row in zip(temporal + single, rows):
+        assert row.measured_s == pytest.approx(r["median_s"] / r["point"]["sweeps"])
