@@ -360,7 +360,9 @@ def params_from_profile(profile: DeviceProfile) -> ModelParams:
 def load_params(device: Mapping[str, Any], *, profile: str | Path | DeviceProfile | None = None,
                 root: str | Path | None = None) -> ModelParams:
     """Params for *device* (DeviceInfo JSON): the given profile, else the committed profile of
-    its slug under the results root, else nominal values."""
+    its slug under the results root where that was measured on this device, else one measured
+    on it in another folder (``profile_of_device``), else nominal values (``profile_note`` says
+    why where the slug's profile is another device's)."""
     from gencl.profile import DeviceProfile as _Profile
 
     if isinstance(profile, _Profile):
@@ -368,14 +370,16 @@ def load_params(device: Mapping[str, Any], *, profile: str | Path | DeviceProfil
     if profile:
         return params_from(load_device_profile(profile).summary, device)
     path = find_profile(str(device.get("slug", "")), root)
+    ours = str(device.get("name") or "")
     if path is None:
-        return params_from({}, device)
+        own = profile_of_device(ours, root) if ours else None
+        return params_from(load_device_profile(own).summary if own else {}, device)
     found = load_device_profile(path)
     # a slug names a runtime, not a machine: a CPU runtime's committed profile may be another
     # CPU's (the Xeon the suite was profiled on, beside a user's EPYC), whose bandwidths and
     # rates would price this one silently; this device's own profile, in a folder of its own,
     # or an explicit --profile price it
-    theirs, ours = str(found.device_json.get("name") or ""), str(device.get("name") or "")
+    theirs = str(found.device_json.get("name") or "")
     if theirs and ours and theirs != ours:
         own = profile_of_device(ours, root)
         if own is not None:

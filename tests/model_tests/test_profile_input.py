@@ -86,6 +86,9 @@ def test_a_slugs_profile_of_another_device_is_not_used_silently(tmp_path):
     own = load_params(other, root=tmp_path)
     assert own.profile_note == ""
     assert own.dram_bw == params_from_profile(load_device_profile(H100)).dram_bw
+    # and so where its slug has no folder at all
+    (tmp_path / device["slug"] / "profile.json").unlink()
+    assert load_params(other, root=tmp_path).dram_bw == own.dram_bw
 
 
 @pytest.mark.parametrize("profile, name", [(H200, "NVIDIA H200"),
