@@ -198,6 +198,8 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
                              progress=progress)
     summary["goal"] = goal_check(summary)
     summary["profile_sources"] = dict(params.sources)
+    if params.profile_note:  # why a replayed device was priced by nominal numbers
+        summary["profile_note"] = params.profile_note
     (folder / "summary.json").write_text(dumps_json(summary, indent=1))
     if runs:
         plot_convergence(runs, summary["best_time_s"], folder / "convergence.png",

@@ -128,3 +128,28 @@ def test_a_knob_keeps_one_slice_of_the_cache(cache, tmp_path):
                              capture_output=True, text=True, timeout=300)
         assert out.returncode == 2 and says in out.stderr, out.stderr
         assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_summary_says_why_a_replayed_device_was_priced_nominally(cache, tmp_path,
+                                                                    monkeypatch):
+    """The cache's device has only another machine's profile under its slug: the simulation's
+    summary names it (``profile_note``) beside its nominal ``profile_sources``."""
+    from pathlib import Path
+
+    from gencl.tune import simulate_spec
+
+    device = json.loads(cache.read_text())["device"]
+    h200 = Path(__file__).resolve().parents[2] / "bench_results" / "nvidia-h200" / "profile.json"
+    data = json.loads(h200.read_text())
+    data["device"] = {**data["device"], "name": "Another CPU", "slug": device["slug"]}
+    (tmp_path / "results" / device["slug"]).mkdir(parents=True)
+    (tmp_path / "results" / device["slug"] / "profile.json").write_text(json.dumps(data))
+    monkeypatch.setenv("GENCL_RESULTS", str(tmp_path / "results"))
+    summary = simulate_spec(load_spec("copy"), cache, seeds=1, strategies=("random",),
+                            out=tmp_path / "out")
+    assert f"measured on Another CPU, not on {device['name']}" in summary["profile_note"]
+    assert summary["profile_sources"]["copy_bw_Bps"] == "nominal"
+    monkeypatch.setenv("GENCL_RESULTS", str(tmp_path / "none"))
+    plain = simulate_spec(load_spec("copy"), cache, seeds=1, strategies=("random",),
+                          out=tmp_path / "plain")
+    assert "profile_note" not in plain
