@@ -370,20 +370,19 @@ def load_params(device: Mapping[str, Any], *, profile: str | Path | DeviceProfil
     if profile:
         return params_from(load_device_profile(profile).summary, device)
     path = find_profile(str(device.get("slug", "")), root)
+    found = load_device_profile(path) if path else None
     ours = str(device.get("name") or "")
-    if path is None:
-        own = profile_of_device(ours, root) if ours else None
-        return params_from(load_device_profile(own).summary if own else {}, device)
-    found = load_device_profile(path)
+    theirs = str(found.device_json.get("name") or "") if found else ""
     # a slug names a runtime, not a machine: a CPU runtime's committed profile may be another
     # CPU's (the Xeon the suite was profiled on, beside a user's EPYC), whose bandwidths and
     # rates would price this one silently; this device's own profile, in a folder of its own,
     # or an explicit --profile price it
-    theirs = str(found.device_json.get("name") or "")
-    if theirs and ours and theirs != ours:
-        own = profile_of_device(ours, root)
+    if found is None or (theirs and ours and theirs != ours):
+        own = profile_of_device(ours, root) if ours else None
         if own is not None:
             return params_from(load_device_profile(own).summary, device)
+        if found is None:
+            return params_from({}, device)
         return dataclasses.replace(params_from({}, device), profile_note=(
             f"{path} was measured on {theirs}, not on {ours}: nominal values — profile this "
             "device (gencl profile) or pass --profile to price it with that one"))
