@@ -180,17 +180,43 @@ def explain(spec: str | os.PathLike[str] | BenchmarkSpec, *,
 
 
 def model_accuracy(spec: str | os.PathLike[str] | BenchmarkSpec, cache: str | os.PathLike[str],
-                   *, profile: str | None = None) -> tuple[Any, ModelParams]:
+                   *, profile: str | None = None,
+                   repeat: str | os.PathLike[str] | None = None) -> tuple[Any, ModelParams]:
     """The model over a measured space: (Accuracy: Spearman ρ, share within ±15 %, the same per
     knob value and predicted bottleneck (``by_value``), params). A cache measured before an
     axis joined the space reads at that axis's first value; records of values the space no
-    longer has are set aside (``set_aside``)."""
-    from gencl.model import cache_accuracy, load_params, load_results
+    longer has are set aside (``set_aside``). *repeat*, a second measurement of the same space
+    on the same device, adds ``Accuracy.repeat``: that run scored against the first as the
+    model is, and the model against it."""
+    from gencl.errors import GenclError
+    from gencl.model import (
+        accuracy, cache_accuracy, load_params, load_results, point_key, repeat_accuracy)
 
+    s = load(spec)
     data = load_results(cache)
     params = load_params(data.get("device", {}), profile=profile)
-    acc, _ = cache_accuracy(load(spec), data["results"], params)
-    return acc, params
+    acc, rows = cache_accuracy(s, data["results"], params)
+    if repeat is None:
+        return acc, params
+    second = load_results(repeat)
+    for field, first_value, second_value in (
+            ("spec", data.get("spec"), second.get("spec")),
+            ("device.name", (data.get("device") or {}).get("name"),
+             (second.get("device") or {}).get("name"))):
+        if first_value != second_value:
+            raise GenclError(f"{repeat}: {field}: {second_value!r} where {cache} has "
+                             f"{first_value!r}; a repeat measures the same space on the same "
+                             "device")
+    agree, pairs = repeat_accuracy(s, data["results"], second["results"])
+    model = {point_key(r.point): r.predicted_s for r in rows}
+    both = [(model[point_key(pair.point)], pair.predicted_s) for pair in pairs
+            if point_key(pair.point) in model]
+    versus = accuracy(*zip(*both)) if len(both) >= 3 else None
+    return dataclasses.replace(acc, repeat={
+        "file": os.fspath(repeat), **agree.to_json(),
+        "model_spearman": versus.spearman if versus else None,
+        "model_within_15pct": versus.within_15pct if versus else None,
+        "model_median_ratio": versus.median_ratio if versus else None}), params
 
 
 def run(spec: str | os.PathLike[str] | BenchmarkSpec, points: Sequence[Mapping[str, Any]] = (),

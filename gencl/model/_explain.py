@@ -127,12 +127,16 @@ class Accuracy:
     #: axis (and ``bottleneck``) → value → n, median ratio, share within ±15 %
     #: (``accuracy_by_value``)
     by_value: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None
+    #: a second run of the space against the first (``repeat_accuracy``) and the model against
+    #: that second run: the repeatability ceiling beside the model's figures
+    repeat: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"n": self.n, "spearman": self.spearman, "within_15pct": self.within_15pct,
                 "median_ratio": self.median_ratio,
                 **({"set_aside": self.set_aside} if self.set_aside else {}),
-                **({"by_value": self.by_value} if self.by_value is not None else {})}
+                **({"by_value": self.by_value} if self.by_value is not None else {}),
+                **({"repeat": self.repeat} if self.repeat is not None else {})}
 
 
 def accuracy(predicted: Iterable[float], measured: Iterable[float]) -> Accuracy:
@@ -223,6 +227,33 @@ def cache_accuracy(spec: Any, results: Sequence[Mapping[str, Any]], params: Mode
                          f"predicts, got {len(rows)} of {len(ok)} ok records{why}")
     acc = accuracy([r.predicted_s for r in rows], [r.measured_s for r in rows])
     return replace(acc, set_aside=len(outside), by_value=accuracy_by_value(rows)), rows
+
+
+def repeat_accuracy(spec: Any, first: Sequence[Mapping[str, Any]],
+                    second: Sequence[Mapping[str, Any]]) -> tuple[Accuracy, list[AccuracyRow]]:
+    """A second measurement of the same space scored against the first as the model is (per
+    sweep, Spearman ρ, share within ±15 %, per knob value): what a model that foresaw the second
+    run exactly would score: a model's figures near these are held by the measurement's own
+    noise, figures far below them by the model's terms (the H200's spaces repeat within 1–2 %
+    days apart; the 2-core EPYC VM's Jacobi slice, 24 % within ±15 % two hours apart).
+    Rows: ``predicted_s`` the second run's time, ``measured_s`` the first's, over the points
+    (at the same sizes) both measured ok."""
+    from gencl.measure._sweeps import time_per_sweep
+
+    def timed(results: Sequence[Mapping[str, Any]]) -> dict[str, tuple[dict[str, Any], float]]:
+        records, _ = space_records(spec, results)
+        return {point_key(r["point"]) + point_key(r["sizes"]):
+                (r["point"], float(time_per_sweep(spec, r) or 0.0))
+                for r in records if r.get("status") == "ok" and r.get("median_s")}
+
+    a, b = timed(first), timed(second)
+    rows = [AccuracyRow(a[k][0], b[k][1], a[k][1], "") for k in a
+            if k in b and a[k][1] > 0 and b[k][1] > 0]
+    if len(rows) < 3:
+        raise GenclError(f"measurement agreement needs at least 3 variants both runs measured "
+                         f"ok at the same sizes, got {len(rows)}")
+    acc = accuracy([r.predicted_s for r in rows], [r.measured_s for r in rows])
+    return replace(acc, by_value=accuracy_by_value(rows)), rows
 
 
 @dataclass(frozen=True)

@@ -66,3 +66,21 @@ def print_accuracy_by_value(acc: Accuracy) -> None:
             table.add_row(axis, value, str(family["n"]), f"[bold]{ratio}[/]" if off else ratio,
                           f"{family['within_15pct']:.0%}")
     console.print(table)
+
+
+def print_repeat(repeat: Mapping[str, Any]) -> None:
+    """The second run against the first beside the model against the second: how far the
+    model's figures could go on this device."""
+    def share(value: float | None) -> str:
+        return "?" if value is None else f"{value:.0%}"
+
+    def rho(value: float | None) -> str:
+        return "?" if value is None else f"{value:.3f}"
+
+    print(f"repeat {repeat['file']}: {repeat['n']} variants measured twice; the second run "
+          f"against the first: Spearman ρ = {rho(repeat['spearman'])}, within ±15 %: "
+          f"{share(repeat['within_15pct'])}, median second/first {repeat['median_ratio']:.2f} "
+          "(how far one run foresees another: a model near it is held by the measurement's "
+          "noise, one far below it by its own terms); the model against the second run: "
+          f"ρ = {rho(repeat['model_spearman'])}, within ±15 %: "
+          f"{share(repeat['model_within_15pct'])}")

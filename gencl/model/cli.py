@@ -21,6 +21,10 @@ def _cfg_explain(p: argparse.ArgumentParser) -> None:
                    "not be present (default: the committed profile of the device's slug)")
     p.add_argument("--accuracy", metavar="CACHE",
                    help="results file of a measured space: report Spearman ρ and ±15 %% share")
+    p.add_argument("--repeat", metavar="CACHE",
+                   help="with --accuracy: a second measurement of the same space on the same "
+                   "device, scored against the first as the model is (the ceiling its "
+                   "repeatability sets), and the model against it")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -33,7 +37,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.accuracy:
         from gencl.model._heldout import DEVELOPED_ON, heldout_note, model_role
 
-        acc, params = api.model_accuracy(args.spec, args.accuracy, profile=args.profile)
+        acc, params = api.model_accuracy(args.spec, args.accuracy, profile=args.profile,
+                                         repeat=args.repeat)
         name = api.load(args.spec).name
         print(dumps_json({**acc.to_json(), "params": params.sources, "spec": name,
                           "model_role": model_role(name), "model_heldout": heldout_note()},
@@ -43,10 +48,16 @@ def cmd_explain(args: argparse.Namespace) -> int:
               f"{acc.spearman:.3f}, within ±15 %: {acc.within_15pct:.0%}, median "
               f"predicted/measured {acc.median_ratio:.2f}")
         if not args.json:
-            from gencl.model._report import print_accuracy_by_value
+            from gencl.model._report import print_accuracy_by_value, print_repeat
 
             print_accuracy_by_value(acc)
+            if acc.repeat:
+                print_repeat(acc.repeat)
         return 0
+    if args.repeat:
+        from gencl.errors import GenclError
+
+        raise GenclError("--repeat: scores a second run against --accuracy's; give --accuracy")
     e = api.explain(args.spec, knobs=parse_knobs(args.knob), sizes=parse_sizes(args.size),
                     quick=args.quick, device=args.device, profile=args.profile)
     if args.json:

@@ -135,7 +135,9 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
             raise GenclError(f"tuning workers exited with {codes}")
     else:
         params = load_params(device_json, profile=profile)
-        if warn and sampler == "guided" and params.profile_note:
+        # one line, not one per worker: with --workers N, worker 0 says it for all
+        if warn and sampler == "guided" and params.profile_note \
+                and os.environ.get("GENCL_TUNE_WORKER", "0") == "0":
             warn(params.profile_note)
         candidates, predictor = lazy_predictor(
             spec, space, sizes_of, params,

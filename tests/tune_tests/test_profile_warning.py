@@ -10,11 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 H200 = ROOT / "bench_results" / "nvidia-h200" / "profile.json"
 
 
-def test_guided_tune_names_a_profile_of_another_machine(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_guided_tune_names_a_profile_of_another_machine(tmp_path, workers):
+    """Once, also with several worker processes (each of which loads the profile)."""
     from gencl.device import select_device
 
     _, info = select_device(None)
@@ -29,7 +33,8 @@ def test_guided_tune_names_a_profile_of_another_machine(tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "gencl", "tune", "copy", "--quick", "--knob", "dtype=float32",
          "--knob", "reads=1", "--trials", "2", "--seed", "1",
-         "--storage", f"sqlite:///{tmp_path / 'study.db'}", "--out", str(tmp_path / "out")],
+         "--workers", str(workers), "--storage", f"journal:{tmp_path / 'study.journal'}",
+         "--out", str(tmp_path / "out")],
         env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     line = [x for x in out.stderr.splitlines() if x.startswith("gencl: warning:")]
