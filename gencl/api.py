@@ -188,9 +188,9 @@ def model_accuracy(spec: str | os.PathLike[str] | BenchmarkSpec, cache: str | os
     longer has are set aside (``set_aside``). *repeat*, a second measurement of the same space
     on the same device, adds ``Accuracy.repeat``: that run scored against the first as the
     model is, and the model against it."""
-    from gencl.errors import GenclError
     from gencl.model import (
-        accuracy, cache_accuracy, load_params, load_results, point_key, repeat_accuracy)
+        accuracy, cache_accuracy, load_params, load_repeat, load_results, point_key,
+        repeat_accuracy)
 
     s = load(spec)
     data = load_results(cache)
@@ -198,15 +198,7 @@ def model_accuracy(spec: str | os.PathLike[str] | BenchmarkSpec, cache: str | os
     acc, rows = cache_accuracy(s, data["results"], params)
     if repeat is None:
         return acc, params
-    second = load_results(repeat)
-    for field, first_value, second_value in (
-            ("spec", data.get("spec"), second.get("spec")),
-            ("device.name", (data.get("device") or {}).get("name"),
-             (second.get("device") or {}).get("name"))):
-        if first_value != second_value:
-            raise GenclError(f"{repeat}: {field}: {second_value!r} where {cache} has "
-                             f"{first_value!r}; a repeat measures the same space on the same "
-                             "device")
+    second = load_repeat(repeat, data, cache)
     agree, pairs = repeat_accuracy(s, data["results"], second["results"])
     model = {point_key(r.point): r.predicted_s for r in rows}
     both = [(model[point_key(pair.point)], pair.predicted_s) for pair in pairs

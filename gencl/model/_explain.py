@@ -229,6 +229,20 @@ def cache_accuracy(spec: Any, results: Sequence[Mapping[str, Any]], params: Mode
     return replace(acc, set_aside=len(outside), by_value=accuracy_by_value(rows)), rows
 
 
+def load_repeat(path: str | os.PathLike, first: Mapping[str, Any],
+                first_path: str | os.PathLike) -> dict[str, Any]:
+    """A second results file of the space *first* (read from *first_path*) measured on the
+    same device: its spec and device name must be *first*'s (one line naming the field)."""
+    second = load_results(path)
+    for field, a, b in (("spec", first.get("spec"), second.get("spec")),
+                        ("device.name", (first.get("device") or {}).get("name"),
+                         (second.get("device") or {}).get("name"))):
+        if a != b:
+            raise GenclError(f"{path}: {field}: {b!r} where {first_path} has {a!r}; a repeat "
+                             "measures the same space on the same device")
+    return second
+
+
 def repeat_accuracy(spec: Any, first: Sequence[Mapping[str, Any]],
                     second: Sequence[Mapping[str, Any]]) -> tuple[Accuracy, list[AccuracyRow]]:
     """A second measurement of the same space scored against the first as the model is (per

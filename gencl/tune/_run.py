@@ -175,14 +175,17 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
                   strategies: Sequence[str] = ("guided", "tpe", "random"),
                   kt_strategies: Sequence[str] = (), profile: str | None = None,
                   out: str | Path | None = None, fixed: Mapping[str, Any] | None = None,
+                  repeat: str | Path | None = None,
                   progress: Callable[[str, int], None] | None = None) -> dict[str, Any]:
     """Replay search strategies over an exhaustively measured space (``gencl space`` cache):
     evaluations each needs to reach within 3 % of the best, and the model's accuracy there;
-    *fixed* (axis → value) keeps one slice of it.
+    *fixed* (axis → value) keeps one slice of it. *repeat*, a second measurement of that
+    space on the same device, adds ``measurement_repeat``: it scored against the cache as the
+    model is (``repeat_accuracy``), the figures the measurement's own noise allows.
     Writes summary.json and convergence.png into *out* (default
     ``bench_results/<device>/<spec>/tuning``; a sampled cache: the accuracy only); returns the
     summary."""
-    from gencl.model import load_params
+    from gencl.model import load_params, load_repeat, repeat_accuracy
     from gencl.tune._replay import ReplayEngine
     from gencl.tune._simulate import goal_check, plot_convergence, simulate
 
@@ -191,6 +194,10 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
             raise GenclError(f"--knob {name}: not an axis of {spec.name} "
                              f"({', '.join(spec.axes)})")
     replay = ReplayEngine(cache, spec=spec, fixed=fixed)
+    second = None
+    if repeat is not None:
+        load_repeat(repeat, replay.header, cache)  # same spec, same device
+        second = ReplayEngine(repeat, spec=spec, fixed=fixed)
     params = load_params(replay.device, profile=profile)
     folder = Path(out or f"bench_results/{replay.device.get('slug', 'unknown')}/{spec.name}"
                   "/tuning")
@@ -200,6 +207,10 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
                              progress=progress)
     summary["goal"] = goal_check(summary)
     summary["profile_sources"] = dict(params.sources)
+    if second is not None:
+        agree, _ = repeat_accuracy(spec, replay.records, second.records)
+        summary["measurement_repeat"] = {
+            "file": str(repeat), **{k: v for k, v in agree.to_json().items() if k != "by_value"}}
     if params.profile_note:  # why a replayed device was priced by nominal numbers
         summary["profile_note"] = params.profile_note
     (folder / "summary.json").write_text(dumps_json(summary, indent=1))

@@ -34,6 +34,10 @@ def _cfg_tune(p: argparse.ArgumentParser) -> None:
                    help="compare strategies over --cache (20 seeds) and score the model there; "
                    "writes bench_results/<slug>/<spec>/tuning/summary.json")
     p.add_argument("--cache", help="measured space for --simulate")
+    p.add_argument("--repeat", metavar="CACHE",
+                   help="with --simulate: a second measurement of --cache's space on the same "
+                   "device; the summary's measurement_repeat scores it against the cache as the "
+                   "model is scored")
     p.add_argument("--seeds", type=positive_int, default=20,
                    help="seeds per strategy in --simulate")
     p.add_argument("--max-evals", type=positive_int, help="evaluation budget per simulated search")
@@ -65,6 +69,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
         raise GenclError(f"--sampler {args.sampler}: expected one of {', '.join(SAMPLERS)}")
     if args.simulate:
         return _simulate(args)
+    if args.repeat:
+        raise GenclError("--repeat: scores a second run of --cache's space; give --simulate")
     run = api.tune(args.spec, device=args.device, trials=args.trials, sampler=args.sampler,
                    fixed=parse_knobs(args.knob), sizes=parse_sizes(args.size), quick=args.quick,
                    seed=args.seed, storage=args.storage, study=args.study, workers=args.workers,
@@ -122,7 +128,7 @@ def _simulate(args: argparse.Namespace) -> int:
     summary = api.simulate(
         args.spec, args.cache or args.replay, seeds=args.seeds, max_evals=args.max_evals,
         strategies=strategies, kt_strategies=kt, profile=args.profile, out=args.out,
-        fixed=parse_knobs(args.knob),
+        fixed=parse_knobs(args.knob), repeat=args.repeat,
         progress=lambda name, seed: print(f"\r{name} seed {seed + 1}/{args.seeds}   ", end="",
                                           flush=True, file=sys.stderr))
     print(file=sys.stderr)
@@ -146,6 +152,10 @@ def _simulate(args: argparse.Namespace) -> int:
         print("model misses most (median predicted/measured, share within ±15 %): " + "; ".join(
             f"{axis}={value} {f['median_ratio']:.2f}, {f['within_15pct']:.0%} of {f['n']}"
             for _, axis, value, f in sorted(off, key=lambda x: x[0], reverse=True)[:3]))
+    rep = summary.get("measurement_repeat")
+    if rep:
+        print(f"the second run ({rep['file']}) against the first: Spearman ρ "
+              f"{rep['spearman']:.3f}, within ±15 % {rep['within_15pct']:.1%} of {rep['n']}")
     cal = summary.get("model_calibrated")
     if cal:
         print(f"model corrected by {cal['known_variants']} measured variants: Spearman ρ "

@@ -153,3 +153,41 @@ def test_a_summary_says_why_a_replayed_device_was_priced_nominally(cache, tmp_pa
     plain = simulate_spec(load_spec("copy"), cache, seeds=1, strategies=("random",),
                           out=tmp_path / "plain")
     assert "profile_note" not in plain
+
+
+def test_a_repeat_of_the_space_is_scored_beside_the_model(cache, tmp_path):
+    """``--repeat``: the second run against the first, over the slice simulated, in the summary;
+    a file of another device is refused in one line (exit status 2)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    data = json.loads(cache.read_text())
+    ok = [r for r in data["results"] if r["status"] == "ok" and r.get("median_s")]
+    slow = {json.dumps(r["point"], sort_keys=True) for r in ok[::3]}  # every third 1.5× slower
+    second = {**data, "results": [
+        {**r, "median_s": r["median_s"] * (1.5 if json.dumps(r["point"], sort_keys=True) in slow
+                                           else 1.0)} for r in data["results"]]}
+    (tmp_path / "r.json").write_text(json.dumps(second))
+    root = Path(__file__).resolve().parents[2]
+
+    def tune(repeat: Path) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "gencl", "tune", "copy", "--simulate", "--cache", str(cache),
+             "--repeat", str(repeat), "--strategies", "random", "--seeds", "1",
+             "--out", str(tmp_path / "out"), "--json"], capture_output=True, text=True,
+            env={**os.environ, "PYTHONPATH": str(root)}, timeout=600)
+
+    out = tune(tmp_path / "r.json")
+    assert out.returncode == 0, out.stderr[-2000:]
+    repeat = json.loads(out.stdout)["measurement_repeat"]
+    assert repeat["n"] == len(ok) and repeat["file"] == str(tmp_path / "r.json")
+    assert repeat["within_15pct"] == pytest.approx(1 - len(slow) / len(ok))
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["measurement_repeat"] \
+        == repeat
+    other = {**second, "device": {**second["device"], "name": "Another CPU"}}
+    (tmp_path / "o.json").write_text(json.dumps(other))
+    out = tune(tmp_path / "o.json")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "o.json: device.name: 'Another CPU'" in out.stderr
