@@ -188,9 +188,7 @@ def model_accuracy(spec: str | os.PathLike[str] | BenchmarkSpec, cache: str | os
     longer has are set aside (``set_aside``). *repeat*, a second measurement of the same space
     on the same device, adds ``Accuracy.repeat``: that run scored against the first as the
     model is, and the model against it."""
-    from gencl.model import (
-        accuracy, cache_accuracy, load_params, load_repeat, load_results, point_key,
-        repeat_accuracy)
+    from gencl.model import cache_accuracy, load_params, load_repeat, load_results, repeat_summary
 
     s = load(spec)
     data = load_results(cache)
@@ -199,16 +197,8 @@ def model_accuracy(spec: str | os.PathLike[str] | BenchmarkSpec, cache: str | os
     if repeat is None:
         return acc, params
     second = load_repeat(repeat, data, cache)
-    agree, pairs = repeat_accuracy(s, data["results"], second["results"])
-    model = {point_key(r.point): r.predicted_s for r in rows}
-    both = [(model[point_key(pair.point)], pair.predicted_s) for pair in pairs
-            if point_key(pair.point) in model]
-    versus = accuracy(*zip(*both)) if len(both) >= 3 else None
-    return dataclasses.replace(acc, repeat={
-        "file": os.fspath(repeat), **agree.to_json(),
-        "model_spearman": versus.spearman if versus else None,
-        "model_within_15pct": versus.within_15pct if versus else None,
-        "model_median_ratio": versus.median_ratio if versus else None}), params
+    return dataclasses.replace(acc, repeat=repeat_summary(
+        s, data["results"], second["results"], repeat, model_rows=rows)), params
 
 
 def run(spec: str | os.PathLike[str] | BenchmarkSpec, points: Sequence[Mapping[str, Any]] = (),

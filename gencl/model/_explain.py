@@ -270,6 +270,29 @@ def repeat_accuracy(spec: Any, first: Sequence[Mapping[str, Any]],
     return replace(acc, by_value=accuracy_by_value(rows)), rows
 
 
+def repeat_summary(spec: Any, first: Sequence[Mapping[str, Any]],
+                   second: Sequence[Mapping[str, Any]], file: str | os.PathLike, *,
+                   model_rows: Sequence[AccuracyRow] | None = None,
+                   by_value: bool = True) -> dict[str, Any]:
+    """``repeat_accuracy`` as JSON (``file``: the second run's), and with *model_rows* (the
+    model's rows over the first run, ``cache_accuracy``) the model scored against the second
+    run over the points both runs measured: ``model_spearman``, ``model_within_15pct``,
+    ``model_median_ratio``."""
+    agree, pairs = repeat_accuracy(spec, first, second)
+    out = {"file": os.fspath(file), **agree.to_json()}
+    if not by_value:
+        out.pop("by_value", None)
+    if model_rows is not None:
+        model = {point_key(r.point): r.predicted_s for r in model_rows}
+        both = [(model[point_key(pair.point)], pair.predicted_s) for pair in pairs
+                if point_key(pair.point) in model]
+        versus = accuracy(*zip(*both)) if len(both) >= 3 else None
+        out.update(model_spearman=versus.spearman if versus else None,
+                   model_within_15pct=versus.within_15pct if versus else None,
+                   model_median_ratio=versus.median_ratio if versus else None)
+    return out
+
+
 @dataclass(frozen=True)
 class AccuracyRow:
     """One measured variant beside its prediction (seconds, both per launch or both per

@@ -23,8 +23,8 @@ def _cfg_explain(p: argparse.ArgumentParser) -> None:
                    help="results file of a measured space: report Spearman ρ and ±15 %% share")
     p.add_argument("--repeat", metavar="CACHE",
                    help="with --accuracy: a second measurement of the same space on the same "
-                   "device, scored against the first as the model is (the ceiling its "
-                   "repeatability sets), and the model against it")
+                   "device, scored against the first as the model is (how far the "
+                   "measurement's own noise lets a model go), and the model against it")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 

@@ -185,7 +185,7 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
     Writes summary.json and convergence.png into *out* (default
     ``bench_results/<device>/<spec>/tuning``; a sampled cache: the accuracy only); returns the
     summary."""
-    from gencl.model import load_params, load_repeat, repeat_accuracy
+    from gencl.model import load_params, load_repeat, repeat_summary
     from gencl.tune._replay import ReplayEngine
     from gencl.tune._simulate import goal_check, plot_convergence, simulate
 
@@ -208,9 +208,8 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
     summary["goal"] = goal_check(summary)
     summary["profile_sources"] = dict(params.sources)
     if second is not None:
-        agree, _ = repeat_accuracy(spec, replay.records, second.records)
-        summary["measurement_repeat"] = {
-            "file": str(repeat), **{k: v for k, v in agree.to_json().items() if k != "by_value"}}
+        summary["measurement_repeat"] = repeat_summary(spec, replay.records, second.records,
+                                                       repeat, by_value=False)
     if params.profile_note:  # why a replayed device was priced by nominal numbers
         summary["profile_note"] = params.profile_note
     (folder / "summary.json").write_text(dumps_json(summary, indent=1))
