@@ -249,7 +249,7 @@ def repeat_accuracy(spec: Any, first: Sequence[Mapping[str, Any]],
     sweep, Spearman ρ, share within ±15 %, per knob value): what a model that foresaw the second
     run exactly would score: a model's figures near these are held by the measurement's own
     noise, figures far below them by the model's terms (the H200's spaces repeat within 1–2 %
-    days apart; the 2-core EPYC VM's Jacobi slice, 24 % within ±15 % two hours apart).
+    hours to days apart; the 2-core EPYC VM's Jacobi slice, 24 % within ±15 % two hours apart).
     Rows: ``predicted_s`` the second run's time, ``measured_s`` the first's, over the points
     (at the same sizes) both measured ok."""
     from gencl.measure._sweeps import time_per_sweep
