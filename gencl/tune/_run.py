@@ -194,10 +194,10 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
             raise GenclError(f"--knob {name}: not an axis of {spec.name} "
                              f"({', '.join(spec.axes)})")
     replay = ReplayEngine(cache, spec=spec, fixed=fixed)
-    second = None
+    again = None  # (path, records) of the repeat, the same slice
     if repeat is not None:
         load_repeat(repeat, replay.header, cache)  # same spec, same device
-        second = ReplayEngine(repeat, spec=spec, fixed=fixed)
+        again = (repeat, ReplayEngine(repeat, spec=spec, fixed=fixed).records)
     params = load_params(replay.device, profile=profile)
     folder = Path(out or f"bench_results/{replay.device.get('slug', 'unknown')}/{spec.name}"
                   "/tuning")
@@ -207,9 +207,9 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
                              progress=progress)
     summary["goal"] = goal_check(summary)
     summary["profile_sources"] = dict(params.sources)
-    if second is not None:
-        summary["measurement_repeat"] = repeat_summary(spec, replay.records, second.records,
-                                                       repeat, by_value=False)
+    if again is not None:
+        summary["measurement_repeat"] = repeat_summary(spec, replay.records, again[1], again[0],
+                                                       by_value=False)
     if params.profile_note:  # why a replayed device was priced by nominal numbers
         summary["profile_note"] = params.profile_note
     (folder / "summary.json").write_text(dumps_json(summary, indent=1))
