@@ -191,3 +191,7 @@ def test_a_repeat_of_the_space_is_scored_beside_the_model(cache, tmp_path):
     out = tune(tmp_path / "o.json")
     assert out.returncode == 2 and out.stderr.count("\n") == 1
     assert "o.json: device.name: 'Another CPU'" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "gencl", "tune", "copy", "--repeat",
+                          str(tmp_path / "r.json")], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(root)}, timeout=600)
+    assert out.returncode == 2 and "--repeat" in out.stderr and "--simulate" in out.stderr
