@@ -188,7 +188,8 @@ def model_accuracy(spec: str | os.PathLike[str] | BenchmarkSpec, cache: str | os
     longer has are set aside (``set_aside``). *repeat*, a second measurement of the same space
     on the same device, adds ``Accuracy.repeat``: that run scored against the first as the
     model is, and the model against it."""
-    from gencl.model import cache_accuracy, load_params, load_repeat, load_results, repeat_summary
+    from gencl.model import (
+        cache_accuracy, check_repeat, load_params, load_results, repeat_summary)
 
     s = load(spec)
     data = load_results(cache)
@@ -196,7 +197,8 @@ def model_accuracy(spec: str | os.PathLike[str] | BenchmarkSpec, cache: str | os
     acc, rows = cache_accuracy(s, data["results"], params)
     if repeat is None:
         return acc, params
-    second = load_repeat(repeat, data, cache)
+    second = load_results(repeat)
+    check_repeat(data, second, cache, repeat)
     return dataclasses.replace(acc, repeat=repeat_summary(
         s, data["results"], second["results"], repeat, model_rows=rows)), params
 

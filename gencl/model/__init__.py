@@ -2,7 +2,7 @@
 
 from gencl.model._calibrate import calibrated_accuracy, corrected_log_times, encode_points
 from gencl.model._explain import (
-    Accuracy, AccuracyRow, accuracy, accuracy_by_value, cache_accuracy, explain, load_repeat,
+    Accuracy, AccuracyRow, accuracy, accuracy_by_value, cache_accuracy, check_repeat, explain,
     load_results, point_key, predict_points, predict_variant, repeat_accuracy,
     repeat_summary, space_records)
 from gencl.model._params import (
@@ -14,7 +14,7 @@ from gencl.model._stats import Access, KernelStats, compute_stats, variant_stats
 __all__ = ["Access", "Accuracy", "AccuracyRow", "Criterion", "KernelStats", "ModelParams",
            "Prediction", "access_efficiency", "accuracy", "accuracy_by_value", "flop_rate",
            "cache_accuracy", "calibrated_accuracy", "compute_stats", "corrected_log_times",
-           "encode_points", "explain", "load_device_profile", "load_params", "load_repeat",
+           "check_repeat", "encode_points", "explain", "load_device_profile", "load_params",
            "load_results", "nominal_inputs", "params_from", "params_from_profile", "point_key",
            "predict", "predict_points", "predict_variant", "repeat_accuracy", "repeat_summary",
            "results_root", "space_records", "variant_stats", "TERM_SOURCES"]

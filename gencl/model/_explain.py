@@ -229,18 +229,16 @@ def cache_accuracy(spec: Any, results: Sequence[Mapping[str, Any]], params: Mode
     return replace(acc, set_aside=len(outside), by_value=accuracy_by_value(rows)), rows
 
 
-def load_repeat(path: str | os.PathLike, first: Mapping[str, Any],
-                first_path: str | os.PathLike) -> dict[str, Any]:
-    """A second results file of the space *first* (read from *first_path*) measured on the
-    same device: its spec and device name must be *first*'s (one line naming the field)."""
-    second = load_results(path)
+def check_repeat(first: Mapping[str, Any], second: Mapping[str, Any],
+                 first_path: str | os.PathLike, second_path: str | os.PathLike) -> None:
+    """A second results file (its header, *second*) of the space *first* measured on the same
+    device: its spec and device name must be *first*'s (one line naming the file and field)."""
     for field, a, b in (("spec", first.get("spec"), second.get("spec")),
                         ("device.name", (first.get("device") or {}).get("name"),
                          (second.get("device") or {}).get("name"))):
         if a != b:
-            raise GenclError(f"{path}: {field}: {b!r} where {first_path} has {a!r}; a repeat "
-                             "measures the same space on the same device")
-    return second
+            raise GenclError(f"{second_path}: {field}: {b!r} where {first_path} has {a!r}; a "
+                             "repeat measures the same space on the same device")
 
 
 def repeat_accuracy(spec: Any, first: Sequence[Mapping[str, Any]],

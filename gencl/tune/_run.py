@@ -185,7 +185,7 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
     Writes summary.json and convergence.png into *out* (default
     ``bench_results/<device>/<spec>/tuning``; a sampled cache: the accuracy only); returns the
     summary."""
-    from gencl.model import load_params, load_repeat, repeat_summary
+    from gencl.model import check_repeat, load_params, repeat_summary
     from gencl.tune._replay import ReplayEngine
     from gencl.tune._simulate import goal_check, plot_convergence, simulate
 
@@ -196,8 +196,9 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
     replay = ReplayEngine(cache, spec=spec, fixed=fixed)
     again = None  # (path, records) of the repeat, the same slice
     if repeat is not None:
-        load_repeat(repeat, replay.header, cache)  # same spec, same device
-        again = (repeat, ReplayEngine(repeat, spec=spec, fixed=fixed).records)
+        second = ReplayEngine(repeat, spec=spec, fixed=fixed)
+        check_repeat(replay.header, second.header, cache, repeat)  # same spec, same device
+        again = (repeat, second.records)
     params = load_params(replay.device, profile=profile)
     folder = Path(out or f"bench_results/{replay.device.get('slug', 'unknown')}/{spec.name}"
                   "/tuning")
