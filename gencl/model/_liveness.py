@@ -69,7 +69,7 @@ class _Walk:
         import loopy as lp
         from loopy.kernel.array import VectorArrayDimTag
 
-        from gencl.model._stats import _value, _vector_inames
+        from gencl.model._stats import _value, _vector_inames, unrolled_inames
 
         self.lin = lin
         self.temps: dict[str, _Temporary] = {}
@@ -94,8 +94,7 @@ class _Walk:
         self.points: list[Mapping[str, int]] = [
             {n: rng.randrange(1 << 10, 1 << 20) for n in names} for _ in range(2)]
         vector = _vector_inames(lin)
-        unrolled = {n for n, tags in lin.inames.items()
-                    if any(type(t).__name__ in ("UnrollTag", "ILPUnrollTag") for t in tags.tags)}
+        unrolled = unrolled_inames(lin, vector)
         self.events: list[tuple[int, Any]] = []
         self.loops: list[tuple[int, int]] = []
         self.trips: dict[int, float] = {}  # position → iterations of the loops around it

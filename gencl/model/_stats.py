@@ -28,7 +28,7 @@ from gencl._json import dumps_json
 # (28 and 29 were offline trials' versions, 32 to 34 earlier forms of the gather counts (no count
 # of the groups sampled; no runs of groups; no reason where not counted): their cached
 # statistics may linger in a cache)
-STATS_VERSION = "35"
+STATS_VERSION = "36"
 
 
 @dataclass(frozen=True)
@@ -542,6 +542,49 @@ def _instruction_runs(lin: Any, vector: set[str]) -> list[InstructionRun]:
     return runs
 
 
+#: the most iterations of a loop with constant bounds that the OpenCL compilers are taken to
+#: unroll whole although loopy keeps it a loop (LLVM's full unroll of a small known trip count:
+#: star3d_r4's 4-step radius loop, kept, times and uses registers as unrolled on the H200 and
+#: the H100; spmv_ell's 8-slot loop as well). Larger constant loops are not assumed unrolled.
+FULL_UNROLL_MAX_TRIPS = 8
+
+
+def _constant_trips(knl: Any, name: str) -> int | None:
+    """Iterations of the loop over *name* where its bounds are constants in the code (every
+    constraint of its domain that names it names nothing else: no parameter, no other iname);
+    None otherwise."""
+    for piece in knl.get_inames_domain(frozenset([name])).get_basic_sets():
+        for c in piece.get_constraints():
+            named = {k for k, v in c.get_coefficients_by_name().items()
+                     if k != 1 and not v.is_zero()}
+            if name in named and len(named) > 1:
+                return None
+    size = knl.get_iname_bounds(name).size
+    if size.n_piece() != 1 or not size.is_cst():
+        return None
+    return int(size.get_pieces()[0][1].get_constant_val().to_python())
+
+
+def unrolled_inames(lin: Any, vector: set[str]) -> set[str]:
+    """The inames whose loops the compiled code unrolls: those loopy tags ``unr``/``ilp.unr``,
+    and each innermost loop loopy keeps whose bounds are constants and whose trip count is at
+    most ``FULL_UNROLL_MAX_TRIPS`` (the compiler unrolls it: its iterations' loads issue
+    together, one load round, not one a pass). Innermost: no loop the code keeps runs inside
+    it (a fetch loop of constant length around loops with run-time bounds stays a loop)."""
+    tagged = {name for name, tags in lin.inames.items()
+              if any("Unroll" in type(t).__name__ for t in tags.tags)}
+    hw = hardware_inames(lin)
+    kept = set(lin.all_inames()) - tagged - vector - set(hw)
+    outer: set[str] = set()  # kept loops with a kept loop inside
+    for _, _, loops in _instruction_runs(lin, vector):
+        names = [n for _, n in loops if n in kept]
+        outer.update(names[:-1])
+    small = {n for n in kept - outer
+             if (trips := _constant_trips(lin, n)) is not None
+             and trips <= FULL_UNROLL_MAX_TRIPS}
+    return tagged | small
+
+
 def _load_rounds(trace: list[TraceRow]) -> int:
     """Load rounds of a trace in program order: a new one wherever the next load is in another
     iteration of the kept loops than the last (the code's straight-line stretches between
@@ -725,19 +768,12 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     item does more than an interior one, a step not one constant per array); None where an
     index is not affine or the trace is longer than ``MAX_TRACE_ACCESSES``."""
     import islpy as isl
-    import loopy as lp
     from loopy.symbolic import get_access_map, get_dependencies
 
     arrays = global_arrays(lin)
     hw = hardware_inames(lin)
-    vector, unrolled = set(), set()
-    for name, tags in lin.inames.items():
-        for t in tags.tags:
-            kind = type(t).__name__
-            if isinstance(t, lp.kernel.data.VectorizeTag):
-                vector.add(name)
-            elif "Unroll" in kind:  # unr, ilp.unr: straight-line copies in the code
-                unrolled.add(name)
+    vector = _vector_inames(lin)
+    unrolled = unrolled_inames(lin, vector)  # straight-line copies in the compiled code
     runs = _instruction_runs(lin, vector)
     layout = {name: (_element_strides(arg, env), int(np.dtype(arg.dtype.numpy_dtype).itemsize))
               for name, arg in arrays.items()}

@@ -263,6 +263,46 @@ def test_a_loop_of_dependent_loads_waits_one_latency_per_round():
     assert latency == pytest.approx(2 * little, rel=0.05)
 
 
+def _loop_sums(domain: str, inner: str | None = None) -> KernelStats:
+    """out[i] = Σ over the loops of *domain* of u[k, i] (u[k, j, i] with an *inner* loop
+    j), groups of 64 items, at k, j < 4 where a parameter bounds them."""
+    import loopy as lp
+
+    index, row = ("k, j, i", "4, 4, n") if inner else ("k, i", "4, n")
+    knl = lp.make_kernel(
+        domain, f"out[i] = sum({'(k, j)' if inner else 'k'}, u[{index}])",
+        [lp.GlobalArg("u", np.float32, shape=f"({row})"),
+         lp.GlobalArg("out", np.float32, shape=("n",)), lp.ValueArg("n", np.int32), ...],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "i", 64, inner_tag="l.0", outer_tag="g.0")
+    if inner:
+        knl = lp.prioritize_loops(knl, "k,j")
+    return compute_stats(knl, {"n": 1 << 14, "nk": 4, "nj": 4}, subgroup_size=32)
+
+
+@pytest.mark.parametrize("domain, inner, rounds", [
+    # constant bounds, 4 trips: the compiler unrolls it, its loads issue together
+    ("{[i, k]: 0 <= i < n and 0 <= k < 4}", None, 1),
+    # the same 4 trips bounded by a parameter: a loop in the compiled code, a round a pass
+    ("{[i, k]: 0 <= i < n and 0 <= k < nk}", None, 4),
+    # constant bounds beyond FULL_UNROLL_MAX_TRIPS (16 trips): not assumed unrolled
+    ("{[i, k]: 0 <= i < n and 0 <= k < 16}", None, 16),
+    # a constant outer loop around a loop the code keeps stays a loop: 4 × 4 rounds
+    ("{[i, k, j]: 0 <= i < n and 0 <= k < 4 and 0 <= j < nj}", "j", 16),
+    # a constant inner loop inside a kept one is unrolled: one round per outer pass
+    ("{[i, k, j]: 0 <= i < n and 0 <= k < nk and 0 <= j < 4}", "j", 4),
+])
+def test_a_small_loop_of_constant_bounds_is_one_round(domain, inner, rounds):
+    """loopy keeps an untagged loop a loop, but the OpenCL compilers unroll a small one whose
+    bounds are constants (star3d_r4's 4-step radius loop times and uses the same registers
+    kept as unrolled on the H200): its loads are one round, not one a pass."""
+    from gencl.model._stats import FULL_UNROLL_MAX_TRIPS
+
+    assert FULL_UNROLL_MAX_TRIPS < 16
+    stats = _loop_sums(domain, inner)
+    assert stats.extra["item_trace"]["load_rounds"] == rounds
+
+
 def test_the_last_partial_wave_waits_its_rounds_at_its_own_load():
     """1.5 waves of the column sums (4 units × 2,048 resident items, 12,288 items): the last
     half wave's items each run 64 rounds with half a wave's bytes in flight; without a
