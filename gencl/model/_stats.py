@@ -553,7 +553,11 @@ def _constant_trips(knl: Any, name: str) -> int | None:
     """Iterations of the loop over *name* where its bounds are constants in the code (every
     constraint of its domain that names it names nothing else: no parameter, no other iname);
     None otherwise."""
-    for piece in knl.get_inames_domain(frozenset([name])).get_basic_sets():
+    import islpy as isl
+
+    domain = knl.get_inames_domain(frozenset([name]))
+    pieces = [domain] if isinstance(domain, isl.BasicSet) else domain.get_basic_sets()
+    for piece in pieces:
         for c in piece.get_constraints():
             named = {k for k, v in c.get_coefficients_by_name().items()
                      if k != 1 and not v.is_zero()}

@@ -265,10 +265,10 @@ def test_a_loop_of_dependent_loads_waits_one_latency_per_round():
 
 def _loop_sums(domain: str, inner: str | None = None) -> KernelStats:
     """out[i] = Σ over the loops of *domain* of u[k, i] (u[k, j, i] with an *inner* loop
-    j), groups of 64 items, at k, j < 4 where a parameter bounds them."""
+    j, each at most 4 trips), groups of 64 items, at k, j < 4 where a parameter bounds them."""
     import loopy as lp
 
-    index, row = ("k, j, i", "4, 4, n") if inner else ("k, i", "4, n")
+    index, row = ("k, j, i", "4, 4, n") if inner else ("k, i", "16, n")
     knl = lp.make_kernel(
         domain, f"out[i] = sum({'(k, j)' if inner else 'k'}, u[{index}])",
         [lp.GlobalArg("u", np.float32, shape=f"({row})"),
