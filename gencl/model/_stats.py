@@ -569,18 +569,20 @@ def _constant_trips(knl: Any, name: str) -> int | None:
     return int(size.get_pieces()[0][1].get_constant_val().to_python())
 
 
-def unrolled_inames(lin: Any, vector: set[str]) -> set[str]:
+def unrolled_inames(lin: Any, vector: set[str],
+                    runs: list[InstructionRun] | None = None) -> set[str]:
     """The inames whose loops the compiled code unrolls: those loopy tags ``unr``/``ilp.unr``,
     and each innermost loop loopy keeps whose bounds are constants and whose trip count is at
     most ``FULL_UNROLL_MAX_TRIPS`` (the compiler unrolls it: its iterations' loads issue
     together, one load round, not one a pass). Innermost: no loop the code keeps runs inside
-    it (a fetch loop of constant length around loops with run-time bounds stays a loop)."""
+    it (a fetch loop of constant length around loops with run-time bounds stays a loop).
+    *runs*: ``_instruction_runs(lin, vector)`` where the caller has them already."""
     tagged = {name for name, tags in lin.inames.items()
               if any("Unroll" in type(t).__name__ for t in tags.tags)}
     hw = hardware_inames(lin)
     kept = set(lin.all_inames()) - tagged - vector - set(hw)
     outer: set[str] = set()  # kept loops with a kept loop inside
-    for _, _, loops in _instruction_runs(lin, vector):
+    for _, _, loops in runs if runs is not None else _instruction_runs(lin, vector):
         names = [n for _, n in loops if n in kept]
         outer.update(names[:-1])
     small = {n for n in kept - outer
@@ -777,8 +779,8 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     arrays = global_arrays(lin)
     hw = hardware_inames(lin)
     vector = _vector_inames(lin)
-    unrolled = unrolled_inames(lin, vector)  # straight-line copies in the compiled code
     runs = _instruction_runs(lin, vector)
+    unrolled = unrolled_inames(lin, vector, runs)  # straight-line copies in the compiled code
     layout = {name: (_element_strides(arg, env), int(np.dtype(arg.dtype.numpy_dtype).itemsize))
               for name, arg in arrays.items()}
 
