@@ -68,6 +68,9 @@ MEASURED_KEYS: dict[str, str] = {
     "offset_rows_read_bw_Bps": "B/s",
     # a round of dependent coalesced DRAM loads, per bytes in flight per compute unit
     "round_time_by_inflight": "[{inflight_bytes_per_cu: B, round_s: s}]",
+    # a rolled in-place loop's wait per sub-group store over lines two sub-groups share
+    "store_reload_s": "s",
+    "store_reload_by_case": "[{offset_bytes: B, vector_width: lanes, store_reload_s: s}]",
     "barrier_phase_s": "s",
     "barrier_phase_s_per_item": "s/item",
     "barrier_phase_cycles": "cycles",

@@ -1,0 +1,102 @@
+"""Store then reload: a loop the code keeps whose next pass loads from the array its last pass
+stored to, against the same loop storing to another array.
+
+Each work item walks the ``K`` rows of its own column of an (K, m) array: pass k loads row k and
+stores row k, in place (``target=self``: ``x[k, i] = 2 x[k, i] + 1``) or into a second array
+(``target=other``: ``y[k, i] = 2 x[k, i] + 1``). The rows lie far beyond the last-level cache,
+and the loop's bound is a kernel argument, so the compiler keeps it. The two differ in one thing
+only: whether a pass's loads follow a store to the same array. A compiler cannot move a load
+above a store to the same array whose address it cannot tell apart (the sizes are run-time
+values), and on NVIDIA's GPUs such a load waits: an H200 runs the in-place loop 1.8× slower
+than the copy (scalar; 1.27× at ``float4``, the same ~10 ns a store instruction a compute unit),
+while a loop without the pass-to-pass order, or a straight-line kernel, in place, runs at the
+copy's speed. The analysis ``store_reload`` (gencl/characterize/store_reload.py) turns each
+pair into seconds per sub-group store instruction per compute unit that a later load waits for.
+"""
+
+import loopy as lp
+import numpy as np
+
+from gencl.characterize.store_reload import ROWS, bytes_moved, stores
+from gencl.spec import BenchmarkSpec, Knob
+
+TARGETS = ("self", "other")
+#: where each item's element lies in a row: on a line (0), or 64 bytes into one (16 floats: the
+#: suite's padded stencils), where a line holds the elements of two sub-groups
+OFFSETS = (0, 16)
+ROW_PAD = 32
+#: bytes of one array: beyond any GPU's last-level cache; a CPU's L3
+ARRAY_BYTES = {"GPU": 512 << 20, "CPU": 64 << 20, "quick": 4 << 20}
+
+
+def program(point):
+    target = "x" if point["target"] == "self" else "y"
+    at = f"k, i + {point['offset']}"
+    t = lp.make_kernel(
+        "{[i, k]: 0 <= i < m and 0 <= k < K}",
+        f"{target}[{at}] = 2.0f * x[{at}] + 1.0f",
+        [lp.GlobalArg("x", np.float32, shape=("K", f"m + {ROW_PAD}"), is_input=True,
+                      is_output=point["target"] == "self"),
+         lp.GlobalArg("y", np.float32, shape=("K", f"m + {ROW_PAD}"), is_input=False,
+                      is_output=True),
+         lp.ValueArg("m", np.int32), lp.ValueArg("K", np.int32)],
+        name="store_reload", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    # each item walks its column: the row loop inside the item's, kept rolled
+    # (opencl_unroll_hint(1)) as a stencil's long loop body is: unrolled, the compiler may issue
+    # the next passes' loads together and the wait is paid once for several stores
+    t = lp.prioritize_loops(t, "i,k")
+    t = lp.tag_inames(t, {"k": "unr_hint.1"})
+    return lp.assume(t, "m >= 1 and K >= 1")
+
+
+def sizes(point, device, quick):
+    kind = "quick" if quick else ("GPU" if device.device_type.upper() == "GPU" else "CPU")
+    total = min(ARRAY_BYTES[kind], device.max_alloc_bytes // 2)
+    unit = point["workgroup"] * point["vector_width"]
+    return {"m": max(unit, (total // (ROWS * 4) - ROW_PAD) // unit * unit), "K": ROWS}
+
+
+def verify_sizes(point, device):
+    return {"m": 4 * point["workgroup"] * point["vector_width"], "K": 3}
+
+
+def inputs(point, sizes, rng):
+    x = rng.random((sizes["K"], sizes["m"] + ROW_PAD), dtype=np.float32) + np.float32(0.5)
+    return {"x": x} if point["target"] == "self" else {"x": x, "y": np.zeros_like(x)}
+
+
+def reference(values, point, sizes):
+    x = values["x"]
+    out = (2.0 * x + 1.0).astype(np.float32)
+    if point["target"] == "self":
+        lo, hi = point["offset"], point["offset"] + sizes["m"]
+        keep = x.copy()
+        keep[:, lo:hi] = out[:, lo:hi]
+        return {"x": keep}
+    y = np.zeros_like(x)
+    y[:, point["offset"]:point["offset"] + sizes["m"]] = out[:, point["offset"]:point["offset"] + sizes["m"]]
+    return {"y": y}
+
+
+SPEC = BenchmarkSpec(
+    name="store_reload",
+    description=__doc__.strip().splitlines()[0],
+    program=program,
+    params={"target": TARGETS, "offset": OFFSETS},
+    knobs={
+        "vector_width": Knob("vector", (1, 4), {"iname": "i", "arrays": ("x", "y"),
+                                                "size": "m"}),
+        "workgroup": Knob("workgroup", (256,), {"inames": ("i",)}),
+    },
+    inputs=inputs,
+    reference=reference,
+    sizes=sizes,
+    verify_sizes=verify_sizes,
+    metrics={"bytes": bytes_moved, "stores": stores},
+    sweep=[{"target": t, "offset": o, "vector_width": w}
+           for o in OFFSETS for w in (1, 4) for t in TARGETS],
+    quick_sweep=[{"target": t, "offset": 16, "vector_width": 1} for t in TARGETS],
+    analysis="store_reload",
+    group="memory",
+    tolerance={"float32": 1e-6},
+)
