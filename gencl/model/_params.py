@@ -123,6 +123,10 @@ class ModelParams:
     # with every resident item's round in flight at once, smallest first (load_rounds); ():
     # Little's law with a soft knee from global_latency_s and dram_bw (_predict.loaded_round_s)
     round_times: tuple[tuple[float, float], ...] = ()
+    # seconds a compute unit spends per sub-group store that a later pass's load of the same
+    # array waits for, where the array's lines are shared between sub-groups (store_reload);
+    # 0: not measured, not priced
+    store_reload_s: float = 0.0
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -278,6 +282,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         footprint_bandwidths=tuple(steps),
         gather_rates=tuple(gather_rates),
         round_times=tuple(round_times),
+        # nominal: none (an in-place loop priced as a copy)
+        store_reload_s=get("store_reload_s", 0.0, accept=lambda v: v >= 0),
         sources=sources,
     )
 
@@ -296,6 +302,7 @@ TERM_SOURCES: dict[str, tuple[str, ...]] = {
     "barriers": ("barrier_phase_s", "barrier_phase_s_per_item"),
     "wave_tail": ("round_time_by_inflight", "global_latency_cycles", "copy_bw_Bps",
                   "registers_per_block"),
+    "store_reload": ("store_reload_s",),
     "launch": ("launch_overhead_s",),
 }
 

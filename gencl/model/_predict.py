@@ -85,7 +85,14 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   the round time at that load (``load_rounds``' curve; without it Little's law with a soft knee,
   ‖Λ, bytes in flight / bandwidth‖₂, which reproduces the H100 curve within 5 %), not its
   share of the bandwidth: what it takes beyond that share adds (box2d9 on the H100, ``float4``
-  streams of 64 rows: 1.03–1.29 waves by the group shape, 7–19 µs of a measured 217–222).
+  streams of 64 rows: 1.03–1.29 waves by the group shape, 7–19 µs of a measured 217–222);
+- store, then reload: an item that stores to an array and later loads from it (an in-place
+  update in a stream's loop, or in a register-blocked row's straight-line code: a leapfrog's
+  ``w = 2u − w + …``) keeps that load below the store, and where the array's lines are shared
+  between sub-groups (rows off a line) the load waits: each such store instruction costs its
+  compute unit ``store_reload_s`` (the store_reload benchmark: H200 11–14 ns, the in-place loop
+  1.99× the copy; rows on a line 1.01–1.03×); it stalls the unit, so it adds
+  (``store_reload_time``).
 
 A temporally blocked launch (k sweeps) is priced from what its transform reports it does
 (``tile_traffic``: ``gencl.measure._sweeps.TRAFFIC_KEYS``) where loopy's counts cannot see it
@@ -435,6 +442,39 @@ def wave_tail(stats: KernelStats, p: ModelParams, conc: float, rounds: float, dr
     return max(0.0, rounds * loaded_round_s(in_flight, p) - t_bw * partial / waves)
 
 
+def shares_lines(entry: Mapping[str, Any], lanes: int, line: int) -> bool:
+    """Whether a sub-group's stores of a traced array (``_item_trace``'s ``arrays`` entry) share
+    cache lines with another sub-group's: a row segment that starts off a line, or whose length
+    is not whole lines."""
+    step = (entry.get("step") or [None])[0]
+    stores = [a for a, load in zip(entry.get("addr") or (), entry.get("load") or ()) if not load]
+    if not stores or not step:
+        return False
+    return any(a % line for a in stores) or (lanes * abs(step)) % line != 0
+
+
+def store_reload_time(stats: KernelStats, p: ModelParams) -> float:
+    """Seconds the store_reload waits add: per array whose lines sub-groups share, the item's
+    stores a later pass's load of it follows (``_stats._reloaded_stores``), per sub-group and
+    compute unit, at ``store_reload_s`` each (one per 16-byte chunk of a wider vector)."""
+    trace = stats.extra.get("item_trace") or {}
+    reloaded = trace.get("reloaded_stores") or {}
+    if not p.store_reload_s or not reloaded or not stats.work_items:
+        return 0.0
+    lanes, _ = _subgroup_shape(stats, p)
+    waits = 0.0
+    for arr, n in reloaded.items():
+        entry = (trace.get("arrays") or {}).get(arr)
+        if not entry or not shares_lines(entry, lanes, p.request_line_bytes):
+            continue
+        widths = [a.itemsize * a.vec_width for a in stats.accesses
+                  if a.array == arr and a.direction == "store"]
+        chunks = math.ceil(max(widths, default=0) / p.lane_access_bytes) or 1
+        waits += n * chunks
+    return waits * stats.work_items / max(p.subgroup_size, 1) / max(p.compute_units, 1) \
+        * p.store_reload_s
+
+
 def round_latency(stats: KernelStats, p: ModelParams, dram: float) -> float:
     """Mean latency of one load round: the share of the item's global bytes that come from
     DRAM (the model's DRAM bytes over loopy's) at the DRAM latency, the rest at the largest
@@ -573,11 +613,14 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # the last, partial wave of a loop's resident items waits its rounds at its own light load
     t_tail = wave_tail(stats, p, conc, rounds, dram, t_bw) if not traffic and not chained \
         else 0.0
-    time_s = body + t_tail
+    # a rolled loop's in-place stores over lines two sub-groups share: the next pass's load
+    # of the array waits, the compute unit's store after store (store_reload), as a barrier adds
+    t_reload = store_reload_time(stats, p) if not traffic else 0.0
+    time_s = body + t_tail + t_reload
     terms = {"compute": t_compute, "memory_bandwidth": t_bw, "l2_bandwidth": t_l2,
              "cache_requests": t_req + t_gather_first + t_gather_next, "memory_latency": t_lat,
              "local_memory": t_local, "dispatch": t_dispatch, "barriers": t_sync,
-             "wave_tail": t_tail, "launch": p.launch_s}
+             "wave_tail": t_tail, "store_reload": t_reload, "launch": p.launch_s}
     # the launch overhead is shown, not added: the time is the kernel's execution (START→END)
     bottleneck = max((k for k in terms if k != "launch"), key=lambda k: terms[k])
     # the roof: useful work at the peak of the limiting resource

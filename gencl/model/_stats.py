@@ -29,7 +29,7 @@ from gencl._json import dumps_json
 # of the groups sampled; no runs of groups; no reason where not counted): their cached
 # statistics may linger in a cache; 36: the compiler's unrolled loops in the item trace but not
 # yet in the register walk's load lanes)
-STATS_VERSION = "37"
+STATS_VERSION = "39"
 
 
 @dataclass(frozen=True)
@@ -743,6 +743,23 @@ def _loop_nest(lin: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(entered))
 
 
+def _reloaded_stores(trace: list[TraceRow]) -> dict[str, int]:
+    """Per array, the item's global stores (one per instruction: a vector's lanes share one
+    key) that a later load of the same array follows in program order: the next pass of a
+    loop the code keeps, or a register-blocked row's in straight-line code. The compiler keeps
+    that load below the store (their addresses differ by run-time sizes), and where the array's
+    lines are shared between sub-groups the load waits (``store_reload``; the model's
+    ``store_reload_time``)."""
+    loaded: set[str] = set()  # arrays a later row loads, walking back
+    counted: dict[str, set[tuple]] = {}
+    for key, arr, _, load, *_ in reversed(trace):
+        if load:
+            loaded.add(arr)
+        elif arr in loaded:
+            counted.setdefault(arr, set()).add(key)
+    return {arr: len(keys) for arr, keys in sorted(counted.items())}
+
+
 def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
                 groups_per_axis: tuple[int, ...],
                 lane_insns: frozenset[str] = frozenset()) -> dict[str, Any] | None:
@@ -767,7 +784,8 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     Returns {"length": positions, "arrays": {name: {"pos", "addr", "load", "bytes", "step"}},
     "groups": groups per axis, "local": the work-group shape, "load_rounds": rounds,
     "extent": the items along each axis that run (the launch rounds up to whole groups),
-    "issued_load_share": ``_issued_load_share`` over the instructions not in *lane_insns*},
+    "issued_load_share": ``_issued_load_share`` over the instructions not in *lane_insns*,
+    "reloaded_stores": ``_reloaded_stores``},
     addresses in bytes as the work-group's first item makes them, less a multiple of
     ``TRACE_ALIGN`` (small numbers that keep a row's place in a cache line), ``step`` None along
     an axis of one item;
@@ -852,7 +870,8 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
                            local_size)
     found = {"length": 0, "arrays": {}, "groups": list(groups_per_axis),
              "local": list(local_size), "load_rounds": rounds, "extent": extent,
-             "issued_load_share": _issued_load_share(base)}
+             "issued_load_share": _issued_load_share(base),
+             "reloaded_stores": _reloaded_stores(base)}
     if len(first) != len(base):
         return found  # items do unequal shares (a tile's fetch loop): no one item stands for all
     steps: dict[str, list[int | None]] = {name: [] for name in arrays}
