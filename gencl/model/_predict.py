@@ -631,7 +631,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
                          (reuse, body / max(all_held, 1e-30)),
                          (1.0 / serial, body / max(lockstep, 1e-30)),
                          (min(1.0, t_bw / t_l2) if t_l2 else 1.0, body / max(no_halo, 1e-30)),
-                         t_tail)
+                         t_tail, t_reload)
     return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30),
                       steps=steps)
 
@@ -662,7 +662,8 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
               divergence: float, balance: float, conc: float, useful: float,
               local_eff: float, first_level: tuple[float, float, bool],
               dram_reuse: tuple[float, float], serialization: tuple[float, float],
-              fills: tuple[float, float], tail: float) -> tuple[Criterion, ...]:
+              fills: tuple[float, float], tail: float, reload: float = 0.0
+              ) -> tuple[Criterion, ...]:
     total = max(body, 1e-30)
     mem_share = max(terms["memory_bandwidth"], terms["l2_bandwidth"], terms["memory_latency"],
                     terms["cache_requests"]) / total
@@ -729,6 +730,12 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
                   "the last, partial wave of resident work items runs its loop's load rounds "
                   "at a light load: shorter loops (more, shorter items) or a launch of whole "
                   "waves"),
+        # not one of seed 001's: the share of the time left were no load to wait for a store
+        # to the same array over lines two sub-groups share (store_reload)
+        Criterion("store_reload", total / (total + reload), (total + reload) / total,
+                  "a load waits for the item's store to the same array, whose lines two "
+                  "sub-groups share: update into a second array, or start the rows on a cache "
+                  "line (a pad that puts each row's first element on a 128-byte boundary)"),
         Criterion("device_sync", sync, sp(sync),
                   "barriers per work item: fewer, larger tiles"),
     )

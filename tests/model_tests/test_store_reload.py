@@ -93,3 +93,7 @@ def test_the_wait_adds_to_the_time():
     with_wait = predict(stats, p)
     without = predict(stats, dataclasses.replace(p, store_reload_s=0.0))
     assert with_wait.time_s == pytest.approx(without.time_s + with_wait.terms["store_reload"])
+    # the criterion names the time the wait takes and the fix
+    (crit,) = [c for c in with_wait.criteria if c.name == "store_reload"]
+    assert crit.speedup == pytest.approx(with_wait.time_s / without.time_s)
+    assert "second array" in crit.hint
