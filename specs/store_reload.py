@@ -1,17 +1,18 @@
 """Store then reload: a loop the code keeps whose next pass loads from the array its last pass
-stored to, against the same loop storing to another array.
+stored to, against the same loop storing to another array, with rows on a line or off it.
 
-Each work item walks the ``K`` rows of its own column of an (K, m) array: pass k loads row k and
-stores row k, in place (``target=self``: ``x[k, i] = 2 x[k, i] + 1``) or into a second array
-(``target=other``: ``y[k, i] = 2 x[k, i] + 1``). The rows lie far beyond the last-level cache,
-and the loop's bound is a kernel argument, so the compiler keeps it. The two differ in one thing
-only: whether a pass's loads follow a store to the same array. A compiler cannot move a load
-above a store to the same array whose address it cannot tell apart (the sizes are run-time
-values), and on NVIDIA's GPUs such a load waits: an H200 runs the in-place loop 1.8× slower
-than the copy (scalar; 1.27× at ``float4``, the same ~10 ns a store instruction a compute unit),
-while a loop without the pass-to-pass order, or a straight-line kernel, in place, runs at the
-copy's speed. The analysis ``store_reload`` (gencl/characterize/store_reload.py) turns each
-pair into seconds per sub-group store instruction per compute unit that a later load waits for.
+Each work item walks the ``K`` rows of its own column of an (K, m) array in a rolled loop (its
+bound is a kernel argument, and ``opencl_unroll_hint(1)``): pass k loads row k and stores it, in
+place (``target=self``: ``x[k, i] = 2 x[k, i] + 1``) or into a second array (``target=other``:
+``y[k, i] = 2 x[k, i] + 1``), with each item's element on a line (``offset=0``) or 64 bytes into
+one (``offset=16``, as the suite's padded stencils lay out their rows). The rows lie far beyond
+the last-level cache. A compiler cannot move a pass's load above the last pass's store to the
+same array (their addresses differ by run-time sizes); on NVIDIA's GPUs that load waits where two
+sub-groups share each line: the H200 runs the in-place loop 1.99× slower than the copy with rows
+off the line (1.40× at ``float4``: 11–14 ns a store instruction a compute unit at either width)
+and 1.01–1.03× with rows on it. The analysis ``store_reload``
+(gencl/characterize/store_reload.py) turns each pair into seconds per sub-group store
+instruction per compute unit.
 """
 
 import loopy as lp

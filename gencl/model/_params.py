@@ -123,8 +123,8 @@ class ModelParams:
     # with every resident item's round in flight at once, smallest first (load_rounds); ():
     # Little's law with a soft knee from global_latency_s and dram_bw (_predict.loaded_round_s)
     round_times: tuple[tuple[float, float], ...] = ()
-    # seconds a compute unit spends per sub-group store that a later pass's load of the same
-    # array waits for, where the array's lines are shared between sub-groups (store_reload);
+    # seconds a compute unit spends per sub-group store that a later load of the same array
+    # waits for, where the array's lines are shared between sub-groups (store_reload);
     # 0: not measured, not priced
     store_reload_s: float = 0.0
     sources: Mapping[str, str] = field(default_factory=dict)

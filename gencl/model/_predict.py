@@ -455,8 +455,9 @@ def shares_lines(entry: Mapping[str, Any], lanes: int, line: int) -> bool:
 
 def store_reload_time(stats: KernelStats, p: ModelParams) -> float:
     """Seconds the store_reload waits add: per array whose lines sub-groups share, the item's
-    stores a later pass's load of it follows (``_stats._reloaded_stores``), per sub-group and
-    compute unit, at ``store_reload_s`` each (one per 16-byte chunk of a wider vector)."""
+    stores a later load of it follows (``_stats._reloaded_stores``: a kept loop's next pass, a
+    blocked row's next row), per sub-group and compute unit, at ``store_reload_s`` each (one
+    per 16-byte chunk of a wider vector)."""
     trace = stats.extra.get("item_trace") or {}
     reloaded = trace.get("reloaded_stores") or {}
     if not p.store_reload_s or not reloaded or not stats.work_items:
@@ -613,8 +614,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # the last, partial wave of a loop's resident items waits its rounds at its own light load
     t_tail = wave_tail(stats, p, conc, rounds, dram, t_bw) if not traffic and not chained \
         else 0.0
-    # a rolled loop's in-place stores over lines two sub-groups share: the next pass's load
-    # of the array waits, the compute unit's store after store (store_reload), as a barrier adds
+    # an item's stores that a later load of the same array follows, over lines two sub-groups
+    # share: that load waits (store_reload); the unit stalls, so it adds, as a barrier does
     t_reload = store_reload_time(stats, p) if not traffic else 0.0
     time_s = body + t_tail + t_reload
     terms = {"compute": t_compute, "memory_bandwidth": t_bw, "l2_bandwidth": t_l2,
@@ -662,7 +663,7 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
               divergence: float, balance: float, conc: float, useful: float,
               local_eff: float, first_level: tuple[float, float, bool],
               dram_reuse: tuple[float, float], serialization: tuple[float, float],
-              fills: tuple[float, float], tail: float, reload: float = 0.0
+              fills: tuple[float, float], tail: float, reload: float
               ) -> tuple[Criterion, ...]:
     total = max(body, 1e-30)
     mem_share = max(terms["memory_bandwidth"], terms["l2_bandwidth"], terms["memory_latency"],
