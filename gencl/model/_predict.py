@@ -445,12 +445,16 @@ def wave_tail(stats: KernelStats, p: ModelParams, conc: float, rounds: float, dr
 def shares_lines(entry: Mapping[str, Any], lanes: int, line: int) -> bool:
     """Whether a sub-group's stores of a traced array (``_item_trace``'s ``arrays`` entry) share
     cache lines with another sub-group's: a row segment that starts off a line, or whose length
-    is not whole lines."""
+    is not whole lines. A vector store's lanes share its position: its first lane starts it."""
     step = (entry.get("step") or [None])[0]
-    stores = [a for a, load in zip(entry.get("addr") or (), entry.get("load") or ()) if not load]
-    if not stores or not step:
+    starts: dict[int, int] = {}
+    for pos, addr, load in zip(entry.get("pos") or (), entry.get("addr") or (),
+                               entry.get("load") or ()):
+        if not load:
+            starts[pos] = min(addr, starts.get(pos, addr))
+    if not starts or not step:
         return False
-    return any(a % line for a in stores) or (lanes * abs(step)) % line != 0
+    return any(a % line for a in starts.values()) or (lanes * abs(step)) % line != 0
 
 
 def store_reload_time(stats: KernelStats, p: ModelParams) -> float:

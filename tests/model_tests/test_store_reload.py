@@ -56,15 +56,22 @@ def test_a_single_update_in_place_waits_for_nothing():
     assert trace["reloaded_stores"] == {}
 
 
-@pytest.mark.parametrize("offset, lanes, shared", [
-    (0, 32, False),    # 32 floats from a line's start: whole lines
-    (16, 32, True),    # 64 bytes into a line: each line holds two sub-groups' elements
-    (0, 16, True),     # half a line a sub-group
+@pytest.mark.parametrize("offset, lanes, shared, shared_float4", [
+    (0, 32, False, False),  # from a line's start: whole lines (128 and 512 bytes)
+    (16, 32, True, True),   # 64 bytes into a line: each line holds two sub-groups' elements
+    (0, 16, True, False),   # 16 lanes: half a line of floats, two lines of float4s
 ])
-def test_a_sub_group_shares_lines_where_its_row_is_off_a_line(offset, lanes, shared):
+def test_a_sub_group_shares_lines_where_its_row_is_off_a_line(offset, lanes, shared,
+                                                               shared_float4):
     # a load and, a row of 1,024 floats later, a store: 4 bytes an item along the row
-    entry = {"addr": [4 * offset, 4 * offset + 4096], "load": [True, False], "step": [4]}
+    entry = {"pos": [0, 1], "addr": [4 * offset, 4 * offset + 4096], "load": [True, False],
+             "step": [4]}
     assert shares_lines(entry, lanes, 128) is shared
+    # a float4 store: its four lanes share one position, the first lane starts the segment
+    vector = {"pos": [0] * 4 + [1] * 4, "load": [True] * 4 + [False] * 4, "step": [16],
+              "addr": [4 * offset + 4 * k for k in range(4)]
+              + [4 * offset + 4096 + 4 * k for k in range(4)]}
+    assert shares_lines(vector, lanes, 128) is shared_float4
 
 
 def _h200():
