@@ -25,6 +25,7 @@ TARGETS = ("self", "other")
 #: where each item's element lies in a row: on a line (0), or 64 bytes into one (16 floats: the
 #: suite's padded stencils), where a line holds the elements of two sub-groups
 OFFSETS = (0, 16)
+#: floats a row holds beyond its m elements: room for the largest offset, rows whole lines
 ROW_PAD = 32
 #: bytes of one array: beyond any GPU's last-level cache; a CPU's L3
 ARRAY_BYTES = {"GPU": 512 << 20, "CPU": 64 << 20, "quick": 4 << 20}
@@ -68,15 +69,10 @@ def inputs(point, sizes, rng):
 
 def reference(values, point, sizes):
     x = values["x"]
-    out = (2.0 * x + 1.0).astype(np.float32)
-    if point["target"] == "self":
-        lo, hi = point["offset"], point["offset"] + sizes["m"]
-        keep = x.copy()
-        keep[:, lo:hi] = out[:, lo:hi]
-        return {"x": keep}
-    y = np.zeros_like(x)
-    y[:, point["offset"]:point["offset"] + sizes["m"]] = out[:, point["offset"]:point["offset"] + sizes["m"]]
-    return {"y": y}
+    cols = slice(point["offset"], point["offset"] + sizes["m"])
+    out = x.copy() if point["target"] == "self" else np.zeros_like(x)
+    out[:, cols] = 2.0 * x[:, cols] + 1.0
+    return {"x" if point["target"] == "self" else "y": out}
 
 
 SPEC = BenchmarkSpec(
