@@ -17,10 +17,10 @@ does not name it).
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import GRID_2D, stencil_step_spec
+from gencl.spec.stencil_step import GRID_2D, from_padded, stencil_step_spec, to_padded
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
-R = 1      # the star's radius: boundary width
+R = 1      # the star's radius: boundary width (to_padded's layout keeps one point)
 PAD = 16   # x pad elements on each side: interior rows start 64 bytes into a line in float32
 FLOPS_PER_POINT = 9  # 3 adds of the neighbours, −4u (2), ×c² (1), 2u − w (2), + (1)
 NEIGHBOURS = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -47,18 +47,6 @@ def program(point):
 
 # {{{ data and reference
 
-def to_buffer(grid, fill=np.nan):
-    """A logical (ny+2R, nx+2R) grid in the buffer layout; pad columns hold *fill*."""
-    ny, nx = grid.shape
-    out = np.full((ny, nx - 2 * R + 2 * PAD), fill, dtype=grid.dtype)
-    out[:, PAD - R:PAD - R + nx] = grid
-    return out
-
-
-def from_buffer(buf):
-    return buf[:, PAD - R:buf.shape[1] - PAD + R]
-
-
 def _shifted(u, d):
     """The interior of logical grid *u* moved by d = (dj, di)."""
     return u[tuple(slice(R + s, u.shape[a] - R + s) for a, s in enumerate(d))]
@@ -84,12 +72,12 @@ def inputs(point, sizes, rng):
     w = rng.uniform(-1, 1, size=shape).astype(dtype)
     # stable leapfrog steps: c² ≤ 1/2 (the 5-point symbol's largest magnitude is 8)
     c2 = rng.uniform(0.05, 0.2, size=shape).astype(dtype)
-    return {"u": to_buffer(u), "c2": to_buffer(c2), "w": to_buffer(w)}
+    return {"u": to_padded(u, PAD), "c2": to_padded(c2, PAD), "w": to_padded(w, PAD)}
 
 
 def reference(values, point, sizes):
-    out = step(from_buffer(values["u"]), from_buffer(values["w"]), from_buffer(values["c2"]))
-    return {"w": to_buffer(out)}
+    g = {name: from_padded(values[name], PAD) for name in ("u", "w", "c2")}
+    return {"w": to_padded(step(g["u"], g["w"], g["c2"]), PAD)}
 
 # }}}
 
@@ -97,7 +85,7 @@ def reference(values, point, sizes):
 # {{{ peers: what a user would otherwise run, on the logical grid (no pads)
 
 def logical_inputs(ctx):
-    return {name: np.ascontiguousarray(from_buffer(ctx.inputs[name]))
+    return {name: np.ascontiguousarray(from_padded(ctx.inputs[name], PAD))
             for name in ("u", "w", "c2")}
 
 
