@@ -15,7 +15,7 @@ predicted, not fitted (``tuning/model_developed_on.json`` does not name it).
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import GRID_3D, stencil_step_spec
+from gencl.spec.stencil_step import GRID_3D, from_padded, stencil_step_spec, to_padded
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 R = 2  # halo depth behind a point along each axis
@@ -47,18 +47,6 @@ def program(point):
 
 # {{{ data and reference
 
-def to_buffer(grid, fill=np.nan):
-    """A logical (nz+2R, ny+2R, nx+2R) grid in the buffer layout; pad columns hold *fill*."""
-    nz2, ny2, nx2 = grid.shape
-    out = np.full((nz2, ny2, nx2 - 2 * R + 2 * PAD), fill, dtype=grid.dtype)
-    out[:, :, PAD - R:PAD - R + nx2] = grid
-    return out
-
-
-def from_buffer(buf):
-    return buf[:, :, PAD - R:buf.shape[2] - PAD + R]
-
-
 def update(u, u_new, cz, cy, cx):
     """Write the step of logical grid *u* into the interior of *u_new* (numpy or torch)."""
     c = u[R:-R, R:-R, R:-R]
@@ -81,13 +69,14 @@ def inputs(point, sizes, rng):
     start = grid.copy()
     start[R:-R, R:-R, R:-R] = np.nan  # a point the kernel misses cannot pass
     # Courant numbers below the scheme's limit, unequal so that a swapped axis cannot pass
-    return {"u": to_buffer(grid), "u_new": to_buffer(start),
+    return {"u": to_padded(grid, PAD, radius=R), "u_new": to_padded(start, PAD, radius=R),
             "cz": dtype(0.11), "cy": dtype(0.17), "cx": dtype(0.23)}
 
 
 def reference(values, point, sizes):
-    return {"u_new": to_buffer(step(from_buffer(values["u"]), values["cz"], values["cy"],
-                                    values["cx"]))}
+    u = from_padded(values["u"], PAD, radius=R)
+    return {"u_new": to_padded(step(u, values["cz"], values["cy"], values["cx"]), PAD,
+                               radius=R)}
 
 # }}}
 
@@ -96,7 +85,7 @@ def reference(values, point, sizes):
 
 def logical_inputs(ctx):
     """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
-    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    u = np.ascontiguousarray(from_padded(ctx.inputs["u"], PAD, radius=R))
     start = u.copy()
     start[R:-R, R:-R, R:-R] = np.nan
     return {"u": u, "u_new": start, **{c: ctx.inputs[c] for c in ("cz", "cy", "cx")}}

@@ -17,7 +17,7 @@ It was written after the 2026-11-26 register estimate was set, to be predicted, 
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import GRID_2D, stencil_step_spec
+from gencl.spec.stencil_step import GRID_2D, from_padded, stencil_step_spec, to_padded
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
@@ -48,18 +48,6 @@ def program(point):
 
 # {{{ data and reference
 
-def to_buffer(grid, fill=np.nan):
-    """A logical (ny+2, nx+2) grid in the buffer layout; pad columns hold *fill*."""
-    ny2, nx2 = grid.shape
-    out = np.full((ny2, nx2 - 2 + 2 * PAD), fill, dtype=grid.dtype)
-    out[:, PAD - 1:PAD + nx2 - 1] = grid
-    return out
-
-
-def from_buffer(buf):
-    return buf[:, PAD - 1:buf.shape[1] - PAD + 1]
-
-
 def update(u, u_new, kx, ky):
     """Write the step of logical grid *u* with face coefficients *kx*, *ky* (logical grids of
     u's shape) into the interior of *u_new* (numpy or torch)."""
@@ -82,13 +70,13 @@ def inputs(point, sizes, rng):
     start[1:-1, 1:-1] = np.nan  # a point the kernel misses cannot pass
     # stable explicit steps: the four faces of a point sum to at most 1
     kx, ky = (rng.uniform(0.01, 0.24, size=shape).astype(dtype) for _ in range(2))
-    return {"u": to_buffer(grid), "kx": to_buffer(kx), "ky": to_buffer(ky),
-            "u_new": to_buffer(start)}
+    return {"u": to_padded(grid, PAD), "kx": to_padded(kx, PAD), "ky": to_padded(ky, PAD),
+            "u_new": to_padded(start, PAD)}
 
 
 def reference(values, point, sizes):
-    kx, ky = from_buffer(values["kx"]), from_buffer(values["ky"])
-    return {"u_new": to_buffer(step(from_buffer(values["u"]), kx, ky))}
+    kx, ky = from_padded(values["kx"], PAD), from_padded(values["ky"], PAD)
+    return {"u_new": to_padded(step(from_padded(values["u"], PAD), kx, ky), PAD)}
 
 # }}}
 
@@ -97,7 +85,7 @@ def reference(values, point, sizes):
 
 def logical_inputs(ctx):
     """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
-    u, kx, ky = (np.ascontiguousarray(from_buffer(ctx.inputs[n])) for n in ("u", "kx", "ky"))
+    u, kx, ky = (np.ascontiguousarray(from_padded(ctx.inputs[n], PAD)) for n in ("u", "kx", "ky"))
     start = u.copy()
     start[1:-1, 1:-1] = np.nan
     return {"u": u, "u_new": start, "kx": kx, "ky": ky}

@@ -16,7 +16,7 @@ It was written and measured after the 2026-11-26 next-level rules (``gencl.model
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import GRID_2D, stencil_step_spec
+from gencl.spec.stencil_step import GRID_2D, from_padded, stencil_step_spec, to_padded
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 R = 2  # radius
@@ -48,18 +48,6 @@ def program(point):
 
 # {{{ data and reference
 
-def to_buffer(grid, fill=np.nan):
-    """A logical (ny+2R, nx+2R) grid in the buffer layout; pad columns hold *fill*."""
-    ny, nx = grid.shape
-    out = np.full((ny, nx - 2 * R + 2 * PAD), fill, dtype=grid.dtype)
-    out[:, PAD - R:PAD - R + nx] = grid
-    return out
-
-
-def from_buffer(buf):
-    return buf[:, PAD - R:buf.shape[1] - PAD + R]
-
-
 def _shifted(u, d):
     """The interior of logical grid *u* moved by d = (dj, di)."""
     return u[tuple(slice(R + s, u.shape[a] - R + s) for a, s in enumerate(d))]
@@ -84,11 +72,13 @@ def inputs(point, sizes, rng):
     start = grid.copy()
     start[R:-R, R:-R] = np.nan  # a point the kernel misses cannot pass
     # stable explicit steps: α ≤ 1/32 (the symbol's largest magnitude is 64)
-    return {"u": to_buffer(grid), "u_new": to_buffer(start), "alpha": dtype(0.01)}
+    return {"u": to_padded(grid, PAD, radius=R), "u_new": to_padded(start, PAD, radius=R),
+            "alpha": dtype(0.01)}
 
 
 def reference(values, point, sizes):
-    return {"u_new": to_buffer(step(from_buffer(values["u"]), values["alpha"]))}
+    u = from_padded(values["u"], PAD, radius=R)
+    return {"u_new": to_padded(step(u, values["alpha"]), PAD, radius=R)}
 
 # }}}
 
@@ -97,7 +87,7 @@ def reference(values, point, sizes):
 
 def logical_inputs(ctx):
     """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
-    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    u = np.ascontiguousarray(from_padded(ctx.inputs["u"], PAD, radius=R))
     start = u.copy()
     start[R:-R, R:-R] = np.nan
     return {"u": u, "u_new": start, "alpha": ctx.inputs["alpha"]}

@@ -16,7 +16,7 @@ import numpy as np
 
 from gencl.generate.temporal import offered, temporal_constraint, temporal_knobs
 from gencl.spec import ApplicationHooks, BenchmarkSpec, Knob
-from gencl.spec.stencil_step import GRID_2D
+from gencl.spec.stencil_step import GRID_2D, from_padded, to_padded
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
@@ -45,18 +45,6 @@ def program(point):
 
 # {{{ data and reference
 
-def to_buffer(grid, fill=np.nan):
-    """A logical (ny+2, nx+2) grid in the buffer layout; pad columns hold *fill*."""
-    ny2, nx2 = grid.shape
-    out = np.full((ny2, nx2 - 2 + 2 * PAD), fill, dtype=grid.dtype)
-    out[:, PAD - 1:PAD + nx2 - 1] = grid
-    return out
-
-
-def from_buffer(buf):
-    return buf[:, PAD - 1:buf.shape[1] - PAD + 1]
-
-
 def update(u, u_new, c0, c1, c2):
     """Write the box stencil of logical grid *u* into the interior of *u_new* (numpy or
     torch)."""
@@ -76,13 +64,13 @@ def inputs(point, sizes, rng):
     grid = rng.uniform(-1, 1, size=(sizes["ny"] + 2, sizes["nx"] + 2)).astype(dtype)
     start = grid.copy()
     start[1:-1, 1:-1] = np.nan  # a point the kernel misses cannot pass
-    return {"u": to_buffer(grid), "u_new": to_buffer(start),
+    return {"u": to_padded(grid, PAD), "u_new": to_padded(start, PAD),
             **{f"c{c}": dtype(w) for c, w in enumerate(WEIGHTS)}}
 
 
 def reference(values, point, sizes):
     c = [values[f"c{k}"] for k in range(3)]
-    return {"u_new": to_buffer(step(from_buffer(values["u"]), c))}
+    return {"u_new": to_padded(step(from_padded(values["u"], PAD), c), PAD)}
 
 # }}}
 
@@ -91,7 +79,7 @@ def reference(values, point, sizes):
 
 def logical_inputs(ctx):
     """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
-    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    u = np.ascontiguousarray(from_padded(ctx.inputs["u"], PAD))
     start = u.copy()
     start[1:-1, 1:-1] = np.nan
     return {"u": u, "u_new": start, **{f"c{k}": ctx.inputs[f"c{k}"] for k in range(3)}}

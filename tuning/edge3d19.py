@@ -50,15 +50,6 @@ def program(point):
 
 # {{{ data and reference
 
-def to_buffer(grid, fill=np.nan):
-    """A logical (nz+2, ny+2, nx+2) grid in the buffer layout; pad columns hold *fill*."""
-    return to_padded(grid, PAD, fill)
-
-
-def from_buffer(buf):
-    return from_padded(buf, PAD)
-
-
 def update(u, u_new, c0, c1, c2):
     """Write the 19-point stencil of logical grid *u* into the interior of *u_new* (numpy or
     torch)."""
@@ -82,13 +73,13 @@ def inputs(point, sizes, rng):
     grid = grid.astype(dtype)
     start = grid.copy()
     start[1:-1, 1:-1, 1:-1] = np.nan  # a point the kernel misses cannot pass
-    return {"u": to_buffer(grid), "u_new": to_buffer(start),
+    return {"u": to_padded(grid, PAD), "u_new": to_padded(start, PAD),
             **{f"c{c}": dtype(w) for c, w in enumerate(WEIGHTS)}}
 
 
 def reference(values, point, sizes):
     c = [values[f"c{k}"] for k in range(3)]
-    return {"u_new": to_buffer(step(from_buffer(values["u"]), c))}
+    return {"u_new": to_padded(step(from_padded(values["u"], PAD), c), PAD)}
 
 # }}}
 
@@ -97,7 +88,7 @@ def reference(values, point, sizes):
 
 def logical_inputs(ctx):
     """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
-    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    u = np.ascontiguousarray(from_padded(ctx.inputs["u"], PAD))
     start = u.copy()
     start[1:-1, 1:-1, 1:-1] = np.nan
     return {"u": u, "u_new": start, **{f"c{k}": ctx.inputs[f"c{k}"] for k in range(3)}}

@@ -19,7 +19,7 @@ import itertools
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import GRID_3D, stencil_step_spec
+from gencl.spec.stencil_step import GRID_3D, from_padded, stencil_step_spec, to_padded
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
@@ -51,18 +51,6 @@ def program(point):
 
 # {{{ data and reference
 
-def to_buffer(grid, fill=np.nan):
-    """A logical (nz+2, ny+2, nx+2) grid in the buffer layout; pad columns hold *fill*."""
-    nz2, ny2, nx2 = grid.shape
-    out = np.full((nz2, ny2, nx2 - 2 + 2 * PAD), fill, dtype=grid.dtype)
-    out[:, :, PAD - 1:PAD + nx2 - 1] = grid
-    return out
-
-
-def from_buffer(buf):
-    return buf[:, :, PAD - 1:buf.shape[2] - PAD + 1]
-
-
 def _shifted(u, d):
     """The interior of logical grid *u* moved by d = (dk, dj, di)."""
     return u[tuple(slice(1 + s, u.shape[a] - 1 + s) for a, s in enumerate(d))]
@@ -89,11 +77,11 @@ def inputs(point, sizes, rng):
     start = grid.copy()
     start[1:-1, 1:-1, 1:-1] = np.nan  # a point the kernel misses cannot pass
     # stable explicit steps: α ≤ 1/48 (the symbol's largest magnitude is 48)
-    return {"u": to_buffer(grid), "u_new": to_buffer(start), "alpha": dtype(0.02)}
+    return {"u": to_padded(grid, PAD), "u_new": to_padded(start, PAD), "alpha": dtype(0.02)}
 
 
 def reference(values, point, sizes):
-    return {"u_new": to_buffer(step(from_buffer(values["u"]), values["alpha"]))}
+    return {"u_new": to_padded(step(from_padded(values["u"], PAD), values["alpha"]), PAD)}
 
 # }}}
 
@@ -102,7 +90,7 @@ def reference(values, point, sizes):
 
 def logical_inputs(ctx):
     """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
-    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    u = np.ascontiguousarray(from_padded(ctx.inputs["u"], PAD))
     start = u.copy()
     start[1:-1, 1:-1, 1:-1] = np.nan
     return {"u": u, "u_new": start, "alpha": ctx.inputs["alpha"]}

@@ -12,7 +12,7 @@ No knobs are declared: the space is derived from the program (``gencl space star
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import GRID_3D, stencil_step_spec
+from gencl.spec.stencil_step import GRID_3D, from_padded, stencil_step_spec, to_padded
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 R = 4  # radius
@@ -44,18 +44,6 @@ def program(point):
 
 
 # {{{ data and reference
-
-def to_buffer(grid, fill=np.nan):
-    """A logical (nz+2R, ny+2R, nx+2R) grid in the buffer layout; pad columns hold *fill*."""
-    nz, ny, nx = grid.shape
-    out = np.full((nz, ny, nx - 2 * R + 2 * PAD), fill, dtype=grid.dtype)
-    out[:, :, PAD - R:PAD - R + nx] = grid
-    return out
-
-
-def from_buffer(buf):
-    return buf[:, :, PAD - R:buf.shape[2] - PAD + R]
-
 
 def update(u, u_new, c):
     """Write the star stencil of logical grid *u* into the interior of *u_new* (numpy or
@@ -91,11 +79,13 @@ def inputs(point, sizes, rng):
                                     sizes["nx"] + 2 * R)).astype(dtype)
     start = grid.copy()
     start[R:-R, R:-R, R:-R] = np.nan  # a point the kernel misses cannot pass
-    return {"u": to_buffer(grid), "u_new": to_buffer(start), "c": coefficients(dtype)}
+    return {"u": to_padded(grid, PAD, radius=R), "u_new": to_padded(start, PAD, radius=R),
+            "c": coefficients(dtype)}
 
 
 def reference(values, point, sizes):
-    return {"u_new": to_buffer(step(from_buffer(values["u"]), values["c"]))}
+    u = from_padded(values["u"], PAD, radius=R)
+    return {"u_new": to_padded(step(u, values["c"]), PAD, radius=R)}
 
 # }}}
 
@@ -104,7 +94,7 @@ def reference(values, point, sizes):
 
 def logical_inputs(ctx):
     """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
-    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
+    u = np.ascontiguousarray(from_padded(ctx.inputs["u"], PAD, radius=R))
     start = u.copy()
     start[R:-R, R:-R, R:-R] = np.nan
     return {"u": u, "u_new": start, "c": ctx.inputs["c"]}

@@ -15,7 +15,7 @@ It was added after the model's terms were built, to be predicted, not fitted
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import GRID_3D, stencil_step_spec
+from gencl.spec.stencil_step import GRID_3D, from_padded, stencil_step_spec, to_padded
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
@@ -42,18 +42,6 @@ def program(point):
         name="vardiff3d", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
 
 
-def to_buffer(grid, fill=np.nan):
-    """A logical (nz+2, ny+2, nx+2) grid in the buffer layout; pad columns hold *fill*."""
-    nz2, ny2, nx2 = grid.shape
-    out = np.full((nz2, ny2, nx2 - 2 + 2 * PAD), fill, dtype=grid.dtype)
-    out[:, :, PAD - 1:PAD + nx2 - 1] = grid
-    return out
-
-
-def from_buffer(buf):
-    return buf[:, :, PAD - 1:buf.shape[2] - PAD + 1]
-
-
 def update(u, u_new, a):
     """Write the step of logical grid *u* with interior coefficients *a* into the interior of
     *u_new* (numpy or torch)."""
@@ -77,12 +65,12 @@ def inputs(point, sizes, rng):
     start[1:-1, 1:-1, 1:-1] = np.nan  # a point the kernel misses cannot pass
     # stable explicit steps: a ≤ 1/6
     a = rng.uniform(0.01, 1 / 6, size=(nz + 2, ny + 2, nx + 2)).astype(dtype)
-    return {"u": to_buffer(grid), "a": to_buffer(a), "u_new": to_buffer(start)}
+    return {"u": to_padded(grid, PAD), "a": to_padded(a, PAD), "u_new": to_padded(start, PAD)}
 
 
 def reference(values, point, sizes):
-    a = from_buffer(values["a"])[1:-1, 1:-1, 1:-1]
-    return {"u_new": to_buffer(step(from_buffer(values["u"]), a))}
+    a = from_padded(values["a"], PAD)[1:-1, 1:-1, 1:-1]
+    return {"u_new": to_padded(step(from_padded(values["u"], PAD), a), PAD)}
 
 
 # {{{ peers: what a user would otherwise run, on the logical grid (no pads)
@@ -90,8 +78,8 @@ def reference(values, point, sizes):
 def logical_inputs(ctx):
     """The run's inputs as logical grids (a: the interior only); u_new holds the boundary, its
     interior NaN."""
-    u = np.ascontiguousarray(from_buffer(ctx.inputs["u"]))
-    a = np.ascontiguousarray(from_buffer(ctx.inputs["a"])[1:-1, 1:-1, 1:-1])
+    u = np.ascontiguousarray(from_padded(ctx.inputs["u"], PAD))
+    a = np.ascontiguousarray(from_padded(ctx.inputs["a"], PAD)[1:-1, 1:-1, 1:-1])
     start = u.copy()
     start[1:-1, 1:-1, 1:-1] = np.nan
     return {"u": u, "u_new": start, "a": a}

@@ -21,7 +21,7 @@ level's line requests apart from its sectors, so it is developed on since
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import GRID_3D, stencil_step_spec
+from gencl.spec.stencil_step import GRID_3D, from_padded, stencil_step_spec, to_padded
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 R = 2      # the star's radius: boundary width
@@ -61,18 +61,6 @@ def program(point):
 
 # {{{ data and reference
 
-def to_buffer(grid, fill=np.nan):
-    """A logical (nz+4, ny+4, nx+4) grid in the buffer layout; pad columns hold *fill*."""
-    nz4, ny4, nx4 = grid.shape
-    out = np.full((nz4, ny4, nx4 - 2 * R + 2 * PAD), fill, dtype=grid.dtype)
-    out[:, :, PAD - R:PAD - R + nx4] = grid
-    return out
-
-
-def from_buffer(buf):
-    return buf[:, :, PAD - R:buf.shape[2] - PAD + R]
-
-
 def _shifted(u, d):
     """The interior of logical grid *u* moved by d = (dk, dj, di)."""
     return u[tuple(slice(R + s, u.shape[a] - R + s) for a, s in enumerate(d))]
@@ -106,12 +94,13 @@ def inputs(point, sizes, rng):
     w = rng.uniform(-1, 1, size=shape).astype(dtype)
     # stable leapfrog steps: c² ≤ 4 / 192 (the 13-point symbol's largest magnitude is 3 × 64)
     c2 = rng.uniform(0.005, 0.02, size=shape).astype(dtype)
-    return {"u": to_buffer(u), "c2": to_buffer(c2), "w": to_buffer(w)}
+    return {name: to_padded(grid, PAD, radius=R) for name, grid in (("u", u), ("c2", c2), ("w", w))}
 
 
 def reference(values, point, sizes):
-    out = step(from_buffer(values["u"]), from_buffer(values["w"]), from_buffer(values["c2"]))
-    return {"w": to_buffer(out)}
+    u, w, c2 = (from_padded(values[name], PAD, radius=R) for name in ("u", "w", "c2"))
+    out = step(u, w, c2)
+    return {"w": to_padded(out, PAD, radius=R)}
 
 # }}}
 
@@ -119,7 +108,7 @@ def reference(values, point, sizes):
 # {{{ peers: what a user would otherwise run, on the logical grid (no pads)
 
 def logical_inputs(ctx):
-    return {name: np.ascontiguousarray(from_buffer(ctx.inputs[name]))
+    return {name: np.ascontiguousarray(from_padded(ctx.inputs[name], PAD, radius=R))
             for name in ("u", "w", "c2")}
 
 

@@ -30,20 +30,21 @@ def interior_points(point: Mapping[str, Any], sizes: Mapping[str, int]) -> int:
     return math.prod(int(n) for n in sizes.values())
 
 
-def to_padded(grid: np.ndarray, pad: int, fill: float = np.nan) -> np.ndarray:
-    """A logical grid (its boundary one point wide included) in a padded buffer layout: every
-    x row carries *pad* elements on each side, the boundary in the last pad column before the
-    interior and the first after it (interior rows start *pad* elements in); the other pad
-    columns hold *fill*."""
-    nx2 = grid.shape[-1]
-    out = np.full((*grid.shape[:-1], nx2 - 2 + 2 * pad), fill, dtype=grid.dtype)
-    out[..., pad - 1:pad + nx2 - 1] = grid
+def to_padded(grid: np.ndarray, pad: int, fill: float = np.nan, *, radius: int = 1
+              ) -> np.ndarray:
+    """A logical grid (its boundary *radius* points wide included) in a padded buffer layout:
+    every x row carries *pad* (≥ *radius*) elements on each side, the boundary in the last
+    *radius* pad columns before the interior and the first after it (interior rows start *pad*
+    elements in); the other pad columns hold *fill*."""
+    nx = grid.shape[-1]
+    out = np.full((*grid.shape[:-1], nx - 2 * radius + 2 * pad), fill, dtype=grid.dtype)
+    out[..., pad - radius:pad - radius + nx] = grid
     return out
 
 
-def from_padded(buf: np.ndarray, pad: int) -> np.ndarray:
+def from_padded(buf: np.ndarray, pad: int, *, radius: int = 1) -> np.ndarray:
     """The logical grid (boundary included) of a buffer in ``to_padded``'s layout."""
-    return buf[..., pad - 1:buf.shape[-1] - pad + 1]
+    return buf[..., pad - radius:buf.shape[-1] - pad + radius]
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from gencl.generate._auto_space import tile
 from gencl.measure import verify_variant
 from gencl.measure._engine import check_assumptions
 from gencl.spec import load_spec
-from gencl.spec.stencil_step import GRID_2D, GRID_3D
+from gencl.spec.stencil_step import GRID_2D, GRID_3D, from_padded, to_padded
 
 SUITE = ("laplace3d", "star3d_r4", "box3d27", "box2d9", "vardiff3d", "star2d_r2", "advect3d",
          "aniso2d", "mehrstellen3d", "wave3d", "biharm2d", "edge3d19", "wave2d")
@@ -220,3 +220,17 @@ def test_naive_peer_kernel_matches_the_reference(engine, name, dtype):
     from gencl.measure import compare
     assert compare(got, want, spec.tolerance[dtype]) <= 1.0
     assert not np.isnan(got[(slice(1, -1),) * got.ndim]).any()
+
+
+@pytest.mark.parametrize("radius", [1, 2, 4])
+def test_padded_layout_keeps_the_boundary_next_to_the_interior(radius):
+    """Every suite kernel's buffers: interior rows start PAD elements in, the boundary's
+    *radius* columns just before and after, the rest fill; from_padded gives the grid back."""
+    pad, rng = 16, np.random.default_rng(radius)
+    grid = rng.random((3, 5, 8 + 2 * radius)).astype(np.float32)
+    buf = to_padded(grid, pad, radius=radius)
+    assert buf.shape == (3, 5, 8 + 2 * pad)
+    np.testing.assert_array_equal(buf[..., pad:pad + 8], grid[..., radius:radius + 8])
+    np.testing.assert_array_equal(buf[..., pad - radius:pad], grid[..., :radius])
+    assert np.isnan(buf[..., :pad - radius]).all() and np.isnan(buf[..., pad + 8 + radius:]).all()
+    np.testing.assert_array_equal(from_padded(buf, pad, radius=radius), grid)
