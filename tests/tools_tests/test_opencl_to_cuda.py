@@ -1,0 +1,57 @@
+"""tools/opencl_to_cuda.py: what gencl's stencil variants emit becomes CUDA with no OpenCL left
+(so Nsight Compute can profile it), and a construct it does not cover stops with its name.
+Compiling the CUDA needs nvcc (the GPU machine); here the translation is checked as text."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+from gencl.generate import generate
+from gencl.spec import load_spec
+
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "opencl_to_cuda.py"
+_spec = importlib.util.spec_from_file_location("opencl_to_cuda", TOOL)
+tool = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tool)
+
+OPENCL_ONLY = ("__global ", "__kernel", "get_local_id", "get_group_id", "reqd_work_group_size")
+
+
+def jacobi(**knobs):
+    point = {"dtype": "float32", "boundary": "padded", "temporal": "none", "sweeps": 1,
+             "temporal_points": (1, 1), "vector_width": 1, "block_y": 1, "block_x": 1,
+             "workgroup": [32, 4], "local": "none", **knobs}
+    return generate(load_spec("jacobi"), point).source
+
+
+@pytest.mark.parametrize("knobs", [
+    {},                                                           # scalar
+    {"vector_width": 4, "block_x": 2},                            # float4 loads, lane moves
+    {"vector_width": 16, "block_y": 2},                           # float16
+    {"boundary": "branch", "vector_width": 8},                    # lane by lane (.sN)
+    {"dtype": "float64", "vector_width": 4},                      # double4
+])
+def test_jacobi_variants_become_cuda(knobs):
+    cuda = tool.to_cuda(jacobi(**knobs))
+    assert 'extern "C" __global__ void __launch_bounds__(128) jacobi(' in cuda
+    assert not [t for t in OPENCL_ONLY if t in cuda]
+    assert "threadIdx.x" in cuda and "blockIdx.y" in cuda
+    width = knobs.get("vector_width", 1)
+    scalar = "double" if knobs.get("dtype") == "float64" else "float"
+    if width > 1:  # the vector type is the aligned struct, its loads whole
+        assert re.search(rf"\b{scalar}{width}\b", cuda.split("extern")[1]) is None
+        assert f"struct __align__({width * (8 if scalar == 'double' else 4)}) v{scalar}{width}" \
+            in cuda
+        assert f"v{scalar}{width} const *__restrict__ u" in cuda
+
+
+def test_an_uncovered_construct_names_itself():
+    spec = load_spec("laplace3d")  # its float4 neighbours are shuffled, not moved lane by lane
+    gathered = generate(spec, {**spec.sweep_points(None, quick=True)[0], "vector_width": 4}).source
+    assert "shuffle2" in gathered
+    with pytest.raises(ValueError, match="'shuffle'"):
+        tool.to_cuda(gathered)
