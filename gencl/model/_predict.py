@@ -48,7 +48,11 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   instructions of the item brought in (lane-by-lane ones, and those of a register-blocked row
   whose lanes lie more than one vector apart) miss the first level where it cannot hold the
   lines of all resident sub-groups, and cost one more request each at the next level's
-  measured rate (``_cache_reuse.first_level_hit_share``, ``l2_requests_per_s``); a gather
+  measured rate (``_cache_reuse.first_level_hit_share``, ``l2_requests_per_s``); a blocked
+  row's misses find their sector in the last level only while every resident item's lines fit
+  it (``_cache_reuse.last_level_hit_share``), the rest come from DRAM again, a sector each, and
+  join the DRAM bytes (Jacobi's blocked ``float4`` rows on an H200: 37 bytes a point read from
+  DRAM where 8 are compulsory, counted with Nsight Compute; lane-by-lane misses do not); a gather
   (``x[col[k]]``: an index the data gives, which loopy sees no lane stride in) is counted on
   the spec's own data (``_gathers``): each sub-group instruction's distinct lines at the first
   level, and the lines new to its work-group at the next level instead, unless the whole
@@ -122,8 +126,8 @@ import numpy as np
 
 from gencl.model._cache_reuse import dram_bytes as reuse_dram_bytes
 from gencl.model._cache_reuse import (
-    first_level_fills, first_level_hit_share, live_bytes, miss_shares, reuse_gaps,
-    trace_load_bytes)
+    first_level_fills, first_level_hit_share, last_level_hit_share, live_bytes, miss_shares,
+    reuse_gaps, trace_load_bytes)
 from gencl.model._gathers import SECTOR_BYTES as GATHER_SECTOR_BYTES
 from gencl.model._gathers import GatherShares, gather_shares, wave_bytes
 from gencl.model._params import ModelParams
@@ -556,6 +560,14 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     retouching = lane_requests + gap_requests
     misses = lane_misses + gap_misses
     hits = 1.0 - misses / retouching if retouching else 1.0
+    # a blocked row's misses find their sector in the last level only while every resident
+    # item's lines fit it; the rest come from DRAM again, a sector each
+    # (_cache_reuse.last_level_hit_share). Lane-by-lane ones do not: Jacobi's branch-form
+    # float4 and float8 variants read 8.0–8.6 bytes a point from DRAM, 8 compulsory (counters)
+    if gap_misses and not traffic:
+        dram += gap_misses * (1.0 - last_level_hit_share(stats, conc, p)) * p.sector_bytes
+        t_bw = dram / bandwidth
+        t_stream = max(t_bw, t_l2)
     t_miss = misses / p.l2_requests_per_s if misses and p.l2_requests_per_s else 0.0
     t_req = requests / p.cache_requests_per_s + t_miss
     # Little's law on DRAM: bytes in flight = one access of each site per resident work item,
