@@ -14,8 +14,9 @@ which Jacobi variants did, within 9 %, and which did not).
         python tools/opencl_to_cuda.py DIR… --size n=8192 --reps 1  # counters, one launch each
     python tools/opencl_to_cuda.py DIR… --dump         # the CUDA sources
 
-Only the constructs gencl's stencil variants emit are translated; anything else (``shuffle2``,
-``vload``, integer vectors, images) stops with the construct's name.
+Only the constructs gencl's stencil variants emit are translated (``shuffle2`` of two named
+vectors by a literal mask, loopy's shifted neighbour, included); anything else (``vload``,
+integer vectors, local memory and barriers, images) stops with the construct's name.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from pathlib import Path
 LANES = "0123456789abcdef"
 WIDTHS = (2, 3, 4, 8, 16)
 #: OpenCL constructs this translation does not cover
-UNSUPPORTED = ("shuffle", "vload", "vstore", "read_image", "write_image", "barrier",
+UNSUPPORTED = ("shuffle(", "vload", "vstore", "read_image", "write_image", "barrier",
                "__local", "atomic_", "convert_", "as_")
+SHUFFLE2 = re.compile(r"shuffle2\((\w+), (\w+), \(uint(\d+)\)\(([\d, ]+)\)\)")
 
 
 def vector_header(scalar: str) -> str:
@@ -54,8 +56,12 @@ def vector_header(scalar: str) -> str:
 def to_cuda(source: str) -> str:
     """The CUDA text of one gencl OpenCL kernel source (ValueError: a construct not covered)."""
     for token in UNSUPPORTED:
-        if re.search(rf"\b{token}", source):
+        if re.search(rf"\b{re.escape(token)}", source):
             raise ValueError(f"OpenCL construct {token!r} is not translated to CUDA")
+    source = SHUFFLE2.sub(_shuffle2, source)
+    if "shuffle2" in source:
+        raise ValueError("OpenCL construct 'shuffle2' is not translated to CUDA beyond two "
+                         "named vectors and a literal mask")
     code = "\n".join(line for line in source.splitlines() if "MACRO_NAME(" not in line)
     if re.search(r"\b(u?(char|short|int|long))(2|3|4|8|16)\b", code):  # not loopy's macros
         raise ValueError("integer vector types are not translated to CUDA")
@@ -78,6 +84,17 @@ def to_cuda(source: str) -> str:
         raise ValueError(f"OpenCL construct {left[0]!r} is not translated to CUDA")
     header = vector_header("float") + (vector_header("double") if "vdouble" in src else "")
     return header + src
+
+
+def _shuffle2(m: re.Match) -> str:
+    """``shuffle2(a, b, (uintN)(k…))`` (loopy's shifted neighbour of a vector) as the struct
+    built lane by lane: lane k of a·b, a's lanes first."""
+    a, b, width = m[1], m[2], int(m[3])
+    lanes = [int(k) for k in m[4].split(",")]
+    if len(lanes) != width:
+        raise ValueError(f"shuffle2 mask of {len(lanes)} lanes for uint{width}")
+    picks = [f"{a}.s{LANES[k]}" if k < width else f"{b}.s{LANES[k - width]}" for k in lanes]
+    return f"decltype({a}){{{', '.join(picks)}}}"
 
 
 def _evaluate(expression: str, sizes: dict[str, int]) -> int:

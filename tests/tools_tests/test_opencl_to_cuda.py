@@ -49,9 +49,22 @@ def test_jacobi_variants_become_cuda(knobs):
         assert f"v{scalar}{width} const *__restrict__ u" in cuda
 
 
-def test_an_uncovered_construct_names_itself():
-    spec = load_spec("laplace3d")  # its float4 neighbours are shuffled, not moved lane by lane
-    gathered = generate(spec, {**spec.sweep_points(None, quick=True)[0], "vector_width": 4}).source
-    assert "shuffle2" in gathered
-    with pytest.raises(ValueError, match="'shuffle'"):
-        tool.to_cuda(gathered)
+def test_a_shuffled_neighbour_is_built_lane_by_lane():
+    spec = load_spec("laplace3d")  # its float4 neighbours are shuffle2s of two vectors
+    source = generate(spec, {**spec.sweep_points(None, quick=True)[0], "vector_width": 4}).source
+    masks = re.findall(r"shuffle2\((\w+), (\w+), \(uint4\)\(([\d, ]+)\)\)", source)
+    assert masks
+    cuda = tool.to_cuda(source)
+    assert "shuffle2" not in cuda and "uint4" not in cuda.split("extern")[1]
+    a, b, lanes = masks[0]
+    picks = [f"{a}.s{k}" if k < 4 else f"{b}.s{k - 4}" for k in map(int, lanes.split(","))]
+    assert f"decltype({a}){{{', '.join(picks)}}}" in cuda
+
+
+@pytest.mark.parametrize("construct, named", [
+    ("vload4(0, p)", "'vload'"), ("barrier(CLK_LOCAL_MEM_FENCE)", "'barrier'"),
+    ("shuffle2(a + b, c, (uint4)(1, 2, 3, 4))", "'shuffle2'")])
+def test_an_uncovered_construct_names_itself(construct, named):
+    source = jacobi().replace("{\n", "{\n  " + construct + ";\n", 1)
+    with pytest.raises(ValueError, match=named):
+        tool.to_cuda(source)
