@@ -717,11 +717,13 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
                   "for every resident sub-group: make the vector accesses whole (a padded "
                   "boundary) or narrow the vector"),
         # not one of seed 001's: DRAM bytes were every re-read a hit over the predicted ones
-        # (_cache_reuse.trace_miss_shares); the speedup is the model's time with those bytes
+        # (_cache_reuse.trace_miss_shares, last_level_hit_share's misses); the speedup is the
+        # model's time with those bytes
         Criterion("dram_reuse", dram_reuse[0], dram_reuse[1],
-                  "data is read again after the cache let it go (a blocked row streamed "
-                  "through all its planes before the next row): stream the block's rows "
-                  "together, or shorten the stream"),
+                  "data is read again after the cache let it go: a blocked row streamed "
+                  "through all its planes before the next row (stream the block's rows "
+                  "together, or shorten the stream), or blocks whose resident items "
+                  "together outgrow the last cache level (block fewer elements an item)"),
         # not one of seed 001's: DRAM's time over the next level's for what the groups bring
         # into the first level (_cache_reuse.first_level_fills); the speedup is the model's
         # time were the fills no slower than DRAM's traffic

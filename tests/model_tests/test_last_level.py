@@ -62,6 +62,10 @@ def test_blocked_rows_misses_come_from_dram_where_the_footprints_overflow(last_l
     extra = predict(stats, p).terms["memory_bandwidth"] \
         - predict(stats, fits).terms["memory_bandwidth"]
     assert extra == pytest.approx(misses * (1.0 - share) * p.sector_bytes / p.dram_bw)
+    # explain names them: DRAM re-reads a cache that held every item's lines would spare
+    reuse = {c.name: c for c in predict(stats, p).criteria}["dram_reuse"]
+    assert (reuse.value < 1.0) == (hit is None)
+    assert "outgrow the last cache level" in reuse.hint
 
 
 def test_rows_of_one_element_an_item_have_no_retouch_to_miss():
