@@ -17,7 +17,8 @@ does not name it).
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import GRID_2D, from_padded, stencil_step_spec, to_padded
+from gencl.spec.stencil_step import (
+    GRID_2D, from_padded, logical_grids, stencil_step_spec, to_padded)
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 R = 1      # the star's radius: boundary width (to_padded's layout keeps one point)
@@ -85,8 +86,7 @@ def reference(values, point, sizes):
 # {{{ peers: what a user would otherwise run, on the logical grid (no pads)
 
 def logical_inputs(ctx):
-    return {name: np.ascontiguousarray(from_padded(ctx.inputs[name], PAD))
-            for name in ("u", "w", "c2")}
+    return logical_grids(ctx.inputs, ("u", "w", "c2"), PAD)
 
 
 def logical_reference(ctx):

@@ -21,7 +21,8 @@ level's line requests apart from its sectors, so it is developed on since
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import GRID_3D, from_padded, stencil_step_spec, to_padded
+from gencl.spec.stencil_step import (
+    GRID_3D, from_padded, logical_grids, stencil_step_spec, to_padded)
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 R = 2      # the star's radius: boundary width
@@ -108,8 +109,7 @@ def reference(values, point, sizes):
 # {{{ peers: what a user would otherwise run, on the logical grid (no pads)
 
 def logical_inputs(ctx):
-    return {name: np.ascontiguousarray(from_padded(ctx.inputs[name], PAD, radius=R))
-            for name in ("u", "w", "c2")}
+    return logical_grids(ctx.inputs, ("u", "w", "c2"), PAD, radius=R)
 
 
 def logical_reference(ctx):

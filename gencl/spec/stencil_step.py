@@ -47,6 +47,14 @@ def from_padded(buf: np.ndarray, pad: int, *, radius: int = 1) -> np.ndarray:
     return buf[..., pad - radius:buf.shape[-1] - pad + radius]
 
 
+def logical_grids(buffers: Mapping[str, np.ndarray], names: tuple[str, ...], pad: int, *,
+                  radius: int = 1) -> dict[str, np.ndarray]:
+    """The named buffers of ``to_padded``'s layout as contiguous logical grids (what a peer
+    that knows no pads is given)."""
+    return {name: np.ascontiguousarray(from_padded(buffers[name], pad, radius=radius))
+            for name in names}
+
+
 @dataclass(frozen=True)
 class Grid:
     """The interior a step runs over: its size names, x first; every extent *gpu* on a GPU and
