@@ -9,11 +9,11 @@ from gencl.measure._inputs import FreshInputs, ReusedInputs, SharedInputs, Timin
 from gencl.measure._measurement import (
     STATUSES, Measurement, dominant_failure, explain_failure)
 from gencl.measure._run import (
-    SCHEMA_VERSION, Evaluation, ResultsFile, check_launches, evaluate_variant, measure_variant,
-    reference_after, results_header, run_points, verify_variant)
+    HEADER_KEY, SCHEMA_VERSION, Evaluation, ResultsFile, check_launches, evaluate_variant,
+    measure_variant, reference_after, results_header, run_points, verify_variant)
 from gencl.measure._stats import SampleStats, launches_per_sample, summarize
 
-__all__ = ["Bound", "BuildFailure", "Built", "Engine", "Evaluation", "FreshInputs",
+__all__ = ["HEADER_KEY", "Bound", "BuildFailure", "Built", "Engine", "Evaluation", "FreshInputs",
            "Measurement", "OpenCLEngine", "ResultsFile", "ReusedInputs",
            "SCHEMA_VERSION", "STATUSES", "SampleStats", "SharedInputs", "TimingInputs",
            "check_launches", "compare", "dominant_failure", "evaluate_variant",

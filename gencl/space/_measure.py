@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from gencl.generate import GenerationFailure, Variant, generate_many, variant_id
-from gencl.measure import Measurement, ResultsFile, SharedInputs, measure_variant
+from gencl.measure import (
+    HEADER_KEY, Measurement, ResultsFile, SharedInputs, measure_variant)
 from gencl.spec import matches, steps_per_launch
 
 #: variants built together in threads before they are measured one by one (NVIDIA's OpenCL
@@ -61,31 +62,52 @@ def _stratified(spec: Any, points: Sequence[dict[str, Any]], count: int,
     return rng.sample(single, count - n_multi) + rng.sample(multi, n_multi)
 
 
-def previously_sampled(path: Path) -> bool:
-    """Whether the results at *path* (finished, or its partial JSONL) hold a sample of the
-    space: a folder that holds random points stays sampled when a later run adds a whole
-    slice or only re-times the peers (it is still not the whole space)."""
+def stored_header(path: Path) -> dict[str, Any]:
+    """The header of the results at *path*: its partial JSONL's first line (the newer state),
+    else the finished file's; {} where neither exists or can be read."""
     partial = path.with_name(path.name + ".partial.jsonl")
     try:
         if partial.is_file():
             with partial.open() as lines:
-                header = json.loads(lines.readline() or "{}").get("results_header", {})
-        elif path.is_file():
-            header = json.loads(path.read_text())
-        else:
-            return False
-    except (OSError, ValueError):
-        return False
-    return bool(header.get("sampled"))
+                return json.loads(lines.readline() or "{}").get(HEADER_KEY) or {}
+        if path.is_file():
+            return {k: v for k, v in json.loads(path.read_text()).items() if k != "results"}
+    except (OSError, ValueError, AttributeError):
+        pass
+    return {}
+
+
+def previously_sampled(path: Path) -> bool:
+    """Whether the results at *path* (finished, or its partial JSONL) hold a sample of the
+    space: a folder that holds random points stays sampled when a later run adds a whole
+    slice or only re-times the peers (it is still not the whole space)."""
+    return bool(stored_header(path).get("sampled"))
+
+
+def shared_slice(fixed: Mapping[str, Any], records: Iterable[Mapping[str, Any]]
+                 ) -> dict[str, Any]:
+    """The axes of *fixed* at which every record's point has that same value: the slice a
+    results file holds once a run has added its slice to a folder holding another (adding
+    ``boundary=padded`` to a folder of ``boundary=branch`` leaves a file of both boundaries)."""
+    def text(value: Any) -> str:  # a JSON round trip makes tuples lists
+        return json.dumps(value, default=str)
+
+    records = list(records)
+    return {k: v for k, v in fixed.items()
+            if all(text((r.get("point") or {}).get(k)) == text(v) for r in records)}
 
 
 def open_results(path: Path, header: dict[str, Any]) -> ResultsFile:
-    """A ResultsFile that resumes from its partial JSONL *or* from a finished file (shards)."""
+    """A ResultsFile that resumes from its partial JSONL *or* from a finished file (shards);
+    a finished file's header stays the partial's first line, as a run's own partial has it."""
     partial = path.with_name(path.name + ".partial.jsonl")
     if path.is_file() and not partial.exists():
-        done = json.loads(path.read_text()).get("results", [])
+        data = json.loads(path.read_text())
+        done = data.get("results", [])
+        before = {k: v for k, v in data.items() if k != "results"}
         partial.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text("".join(json.dumps(r, default=str) + "\n" for r in done))
+        partial.write_text("".join(json.dumps(r, default=str) + "\n"
+                                   for r in [{HEADER_KEY: before}, *done]))
     return ResultsFile(path, header)
 
 

@@ -101,7 +101,7 @@ def run_space(spec: Any, *, device: str | int | None = None,
     from gencl.generate import variant_id
     from gencl.measure import OpenCLEngine, results_header
     from gencl.space._measure import (
-        measure_space, open_results, previously_sampled, space_points)
+        measure_space, open_results, previously_sampled, shared_slice, space_points)
     from gencl.space._peers import measure_copy_bandwidth, measure_peers
     from gencl.space._report import summarize_space, write_report
 
@@ -141,6 +141,11 @@ def run_space(spec: Any, *, device: str | int | None = None,
         say(f"{spec.name}: {len(points)} points in this call (space on {engine.info.name}: "
             f"{len(full)}), sizes {run_sizes}, slice {fixed}")
         measured = measure_space(spec, engine, points, sizes_of, sink, on_result=progress)
+    # a folder may hold another slice's records too (a run adding boundary=padded to a folder
+    # of boundary=branch): the file's header, summary and report name what all of them share
+    held = shared_slice(fixed, sink.results)
+    if held != fixed:
+        header.update(slice=held, space_size=len(space_points(spec, engine.info, fixed=held)))
     sink.close()
     ids = sink.done_ids
     complete = all(variant_id(spec, p) in ids
@@ -155,11 +160,11 @@ def run_space(spec: Any, *, device: str | int | None = None,
                                           "skipped": skipped}, indent=1, default=str) + "\n")
     saved = json.loads(peers_path.read_text()) if peers_path.is_file() else {}
     copy = saved.get("copy", {})
-    summary = summarize_space(spec, sink.results, device=engine.info.name, fixed=fixed,
-                              sizes_of=sizes_of, space_size=len(full),
+    summary = summarize_space(spec, sink.results, device=engine.info.name, fixed=held,
+                              sizes_of=sizes_of, space_size=header["space_size"],
                               copy_bw=copy.get("copy_bw_Bps"), peers=saved.get("peers", {}),
                               peers_skipped=saved.get("skipped", {}))
-    write_report(folder, spec, sink.results, header, summary, fixed=fixed, sizes_of=sizes_of,
+    write_report(folder, spec, sink.results, header, summary, fixed=held, sizes_of=sizes_of,
                  sampled=sampled, copy=copy)
     return SpaceRun(summary, folder, list(sink.results), measured, complete,
                     device=engine.info.to_json())

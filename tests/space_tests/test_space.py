@@ -87,3 +87,36 @@ def test_a_sampled_folder_stays_sampled(tmp_path):
     partial = tmp_path / "space.json.partial.jsonl"
     partial.write_text(json.dumps({"results_header": {"sampled": True}}) + "\n{}\n")
     assert previously_sampled(path)  # the partial file is the newer state
+
+
+def test_a_folder_of_two_slices_says_what_it_holds(tmp_path):
+    """A run that adds its slice to a folder holding another's records writes the header,
+    summary and report of what the file holds: the axes all its points share, and the space
+    of that wider slice (not the last call's slice over records outside it)."""
+    out = tmp_path / "jacobi"
+    argv = ["space", "jacobi", "--quick", "--size", "n=64", "--variant", "BE", "--knob",
+            "block_y=1", "--knob", "workgroup=(32, 4)", "--peers", "no", "--repeats", "3",
+            "--out", str(out)]
+    assert main(argv + ["--knob", "block_x=1"]) == 0
+    one = json.loads((out / "space.json").read_text())
+    assert one["slice"]["block_x"] == 1 and one["space_size"] == len(one["results"]) == 1
+    assert main(argv + ["--knob", "block_x=2"]) == 0
+    both = json.loads((out / "space.json").read_text())
+    assert sorted(r["point"]["block_x"] for r in both["results"]) == [1, 2]
+    assert "block_x" not in both["slice"] and both["slice"]["block_y"] == 1
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["fixed"] == both["slice"] and summary["measured"] == 2
+    assert summary["space_size"] == both["space_size"] > 2  # block_x 4 is not measured
+
+
+def test_a_resumed_finished_file_keeps_its_header(tmp_path):
+    """A finished file turned back into a partial one (a later run resumes into it) keeps its
+    header as the partial's first line: its run identity is checked and ``sampled`` kept."""
+    from gencl.space._measure import previously_sampled, stored_header
+
+    path = tmp_path / "space.json"
+    path.write_text(json.dumps({"spec": "jacobi", "sampled": True,
+                                "results": [{"variant_id": "a", "status": "ok"}]}))
+    sink = open_results(path, {"spec": "jacobi", "sampled": True})
+    assert sink.done_ids == {"a"} and previously_sampled(path)
+    assert stored_header(path) == {"spec": "jacobi", "sampled": True}
