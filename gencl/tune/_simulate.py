@@ -142,6 +142,9 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
         # where it misses: per knob value and predicted bottleneck, n, median ratio, ±15 % share
         "model_by_value": accuracy_by_value(ok) if acc else None,
         "model_predicted_best_gap": best_gap(ok) if ok else None,
+        # the variants priced within TIE_SHARE of that pick: which of them comes first is the
+        # records' order, so their gaps say how much the pick itself means
+        "model_predicted_best_ties": best_ties(ok) if ok else None,
         # records whose build log gave the compiler's registers and spills
         "model_build_logs": built,
         "model_before_build": prebuild,
@@ -149,6 +152,22 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
         "model_calibrated": calibrated,
         "model_role": model_role(spec.name), "model_heldout": heldout_note(),
     }, before
+
+
+#: predictions this close to the model's fastest (a share of it) are a tie: the model does not
+#: order them (H200 Jacobi: 34 padded ``float4`` rows within 1 % of one another)
+TIE_SHARE = 0.01
+
+
+def best_ties(rows: Sequence[Any], share: float = TIE_SHARE) -> dict[str, Any]:
+    """The variants priced within *share* of the fastest prediction, and their measured gaps
+    to the measured best (min, median, max): rows with ``predicted_s`` and ``measured_s``."""
+    fastest = min(row.predicted_s for row in rows)
+    best = min(row.measured_s for row in rows)
+    gaps = sorted(row.measured_s / best - 1 for row in rows
+                  if row.predicted_s <= fastest * (1 + share))
+    return {"within": share, "variants": len(gaps), "gap_min": gaps[0],
+            "gap_median": float(np.median(gaps)), "gap_max": gaps[-1]}
 
 
 def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,

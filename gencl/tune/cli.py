@@ -145,6 +145,11 @@ def _simulate(args: argparse.Namespace) -> int:
           f"{rho if rho is None else f'{rho:.3f}'}, within ±15 % "
           f"{summary['model_within_15pct'] or 0:.1%}, predicted best "
           f"{'?' if gap is None else f'{gap:+.1%}'} from the measured best")
+    ties = summary.get("model_predicted_best_ties")
+    if ties and ties["variants"] > 1:
+        print(f"  a tie: {ties['variants']} variants priced within {ties['within']:.0%} of that "
+              f"pick, measured {ties['gap_min']:+.1%} to {ties['gap_max']:+.1%} from the best "
+              f"(median {ties['gap_median']:+.1%})")
     off = [(abs(f["median_ratio"] - 1), axis, value, f)
            for axis, values in (summary.get("model_by_value") or {}).items()
            for value, f in values.items() if abs(f["median_ratio"] - 1) > 0.15]

@@ -60,6 +60,9 @@ def test_sampled_cache_gives_the_model_accuracy_only(cache, tmp_path):
     assert summary["spec"] == "copy" and summary["model_role"] == "predicted (held out)"
     assert -1 <= summary["model_spearman"] <= 1 and 0 <= summary["model_within_15pct"] <= 1
     assert summary["model_predicted_best_gap"] >= 0
+    ties = summary["model_predicted_best_ties"]
+    assert ties["variants"] >= 1
+    assert ties["gap_min"] <= summary["model_predicted_best_gap"] <= ties["gap_max"]
 
 
 def test_the_model_summary_reads_the_records_build_logs(cache):
@@ -195,3 +198,21 @@ def test_a_repeat_of_the_space_is_scored_beside_the_model(cache, tmp_path):
                           str(tmp_path / "r.json")], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(root)}, timeout=600)
     assert out.returncode == 2 and "--repeat" in out.stderr and "--simulate" in out.stderr
+
+
+def test_a_tie_at_the_predicted_best_is_reported_with_its_spread():
+    """Variants the model prices within 1 % of its fastest are a tie it does not order: the
+    summary gives how many and how far from the measured best they measure (closed form)."""
+    from collections import namedtuple
+
+    from gencl.tune._simulate import best_ties
+
+    Row = namedtuple("Row", "predicted_s measured_s")
+    rows = [Row(1.000, 1.20), Row(1.005, 1.00), Row(1.009, 1.10), Row(1.02, 0.95),
+            Row(2.0, 3.0)]
+    ties = best_ties(rows)
+    assert ties["variants"] == 3
+    assert ties["gap_min"] == pytest.approx(1.00 / 0.95 - 1)
+    assert ties["gap_max"] == pytest.approx(1.20 / 0.95 - 1)
+    assert ties["gap_median"] == pytest.approx(1.10 / 0.95 - 1)
+    assert best_ties(rows, share=0.0)["variants"] == 1
