@@ -13,8 +13,8 @@ from gencl.measure._run import (
     measure_variant, reference_after, results_header, run_points, verify_variant)
 from gencl.measure._stats import SampleStats, launches_per_sample, summarize
 
-__all__ = ["HEADER_KEY", "Bound", "BuildFailure", "Built", "Engine", "Evaluation", "FreshInputs",
-           "Measurement", "OpenCLEngine", "ResultsFile", "ReusedInputs",
+__all__ = ["Bound", "BuildFailure", "Built", "Engine", "Evaluation", "FreshInputs",
+           "HEADER_KEY", "Measurement", "OpenCLEngine", "ResultsFile", "ReusedInputs",
            "SCHEMA_VERSION", "STATUSES", "SampleStats", "SharedInputs", "TimingInputs",
            "check_launches", "compare", "dominant_failure", "evaluate_variant",
            "explain_failure", "launches_per_sample", "measure_variant", "poison",

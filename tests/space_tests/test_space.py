@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gencl.cli import main
+from gencl.errors import GenclError
 from gencl.space import limits_for, open_results, space_points
 from gencl.spec import load_spec
 
@@ -120,3 +123,5 @@ def test_a_resumed_finished_file_keeps_its_header(tmp_path):
     sink = open_results(path, {"spec": "jacobi", "sampled": True})
     assert sink.done_ids == {"a"} and previously_sampled(path)
     assert stored_header(path) == {"spec": "jacobi", "sampled": True}
+    with pytest.raises(GenclError, match="another run"):  # another kernel's run is refused
+        open_results(path, {"spec": "copy"})
