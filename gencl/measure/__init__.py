@@ -10,7 +10,8 @@ from gencl.measure._measurement import (
     STATUSES, Measurement, dominant_failure, explain_failure)
 from gencl.measure._run import (
     HEADER_KEY, SCHEMA_VERSION, Evaluation, ResultsFile, check_launches, evaluate_variant,
-    measure_variant, reference_after, results_header, run_points, verify_variant)
+    measure_variant, read_partial, read_results_header, reference_after, results_header,
+    run_points, verify_variant)
 from gencl.measure._stats import SampleStats, launches_per_sample, summarize
 
 __all__ = ["Bound", "BuildFailure", "Built", "Engine", "Evaluation", "FreshInputs",
@@ -18,5 +19,5 @@ __all__ = ["Bound", "BuildFailure", "Built", "Engine", "Evaluation", "FreshInput
            "SCHEMA_VERSION", "STATUSES", "SampleStats", "SharedInputs", "TimingInputs",
            "check_launches", "compare", "dominant_failure", "evaluate_variant",
            "explain_failure", "launches_per_sample", "measure_variant", "poison",
-           "reference_after", "results_header", "run_points", "summarize",
-           "verify_variant"]
+           "read_partial", "read_results_header", "reference_after", "results_header",
+           "run_points", "summarize", "verify_variant"]

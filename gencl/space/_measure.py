@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from gencl.generate import GenerationFailure, Variant, generate_many, variant_id
+from gencl.errors import GenclError
 from gencl.measure import (
-    HEADER_KEY, Measurement, ResultsFile, SharedInputs, measure_variant)
+    HEADER_KEY, Measurement, ResultsFile, SharedInputs, measure_variant, read_partial,
+    read_results_header)
 from gencl.spec import matches, steps_per_launch
 
 #: variants built together in threads before they are measured one by one (NVIDIA's OpenCL
@@ -63,16 +65,15 @@ def _stratified(spec: Any, points: Sequence[dict[str, Any]], count: int,
 
 
 def stored_header(path: Path) -> dict[str, Any]:
-    """The header of the results at *path*: its partial JSONL's first line (the newer state),
-    else the finished file's; {} where neither exists or can be read."""
+    """The header of the results at *path*: its partial JSONL's (the newer state), else the
+    finished file's; {} where neither exists or can be read."""
     partial = path.with_name(path.name + ".partial.jsonl")
     try:
         if partial.is_file():
-            with partial.open() as lines:
-                return json.loads(lines.readline() or "{}").get(HEADER_KEY) or {}
+            return read_partial(partial)[0] or {}
         if path.is_file():
-            return {k: v for k, v in json.loads(path.read_text()).items() if k != "results"}
-    except (OSError, ValueError, AttributeError):
+            return read_results_header(path)
+    except (OSError, GenclError):
         pass
     return {}
 
