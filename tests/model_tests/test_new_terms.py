@@ -563,6 +563,14 @@ def test_lane_by_lane_lines_of_one_subgroup_counted_exactly():
                                                  "128": 8 * (rows + 1)}
 
 
+def test_lane_lines_come_from_a_full_group_where_the_second_of_two_is_ragged():
+    """n = 33 columns in groups of 32 items: two groups along axis 0, the second holding one
+    column. Its sub-group would count one item's lines (1 line a row); the first group's full
+    sub-group touches 8 lines of 128 B a row, as at n = 256."""
+    stats = compute_stats(_lane_by_lane_stencil(1), {"n": 33, "m": 8}, subgroup_size=32)
+    assert stats.extra["per_lane_lines"] == {"32": 64, "64": 32, "128": 16}
+
+
 
 def _blocked_columns_and_rows(columns_outer):
     """out[i, j] = 2 u[i, j] with 2 columns (lanes 2 floats apart: each instruction leaves a
