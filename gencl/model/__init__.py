@@ -8,6 +8,7 @@ from gencl.model._explain import (
 from gencl.model._params import (
     TERM_SOURCES, ModelParams, load_device_profile, load_params, nominal_inputs, params_from,
     params_from_profile, results_root)
+from gencl.model._pick import TIE_SHARE, model_pick, tied
 from gencl.model._predict import Criterion, Prediction, access_efficiency, flop_rate, predict
 from gencl.model._stats import Access, KernelStats, compute_stats, variant_stats
 
@@ -15,6 +16,7 @@ __all__ = ["Access", "Accuracy", "AccuracyRow", "Criterion", "KernelStats", "Mod
            "Prediction", "access_efficiency", "accuracy", "accuracy_by_value", "flop_rate",
            "cache_accuracy", "calibrated_accuracy", "compute_stats", "corrected_log_times",
            "check_repeat", "encode_points", "explain", "load_device_profile", "load_params",
-           "load_results", "nominal_inputs", "params_from", "params_from_profile", "point_key",
-           "predict", "predict_points", "predict_variant", "repeat_accuracy", "repeat_summary",
-           "results_root", "space_records", "variant_stats", "TERM_SOURCES"]
+           "load_results", "model_pick", "nominal_inputs", "params_from", "params_from_profile",
+           "point_key", "predict", "predict_points", "predict_variant", "repeat_accuracy",
+           "repeat_summary", "results_root", "space_records", "tied", "variant_stats",
+           "TERM_SOURCES", "TIE_SHARE"]

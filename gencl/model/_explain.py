@@ -300,6 +300,7 @@ class AccuracyRow:
     predicted_s: float
     measured_s: float
     bottleneck: str
+    serial_s: float = 0.0  # the prediction's terms summed (``Prediction.serial_s``), same unit
 
     @property
     def ratio(self) -> float:

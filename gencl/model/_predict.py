@@ -159,6 +159,16 @@ class Prediction:
     def time_per_sweep_s(self) -> float:
         return self.time_s / self.steps
 
+    @property
+    def serial_s(self) -> float:
+        """The time were no two units to overlap: every term but the launch's, summed (per
+        launch; the model's tie-break, ``gencl.model._pick``)."""
+        return sum(t for name, t in self.terms.items() if name != "launch")
+
+    @property
+    def serial_per_sweep_s(self) -> float:
+        return self.serial_s / self.steps
+
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "time_per_sweep_s": self.time_per_sweep_s}
 

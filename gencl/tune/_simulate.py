@@ -21,7 +21,7 @@ import optuna
 
 from gencl._version import __version__
 from gencl.measure._sweeps import time_per_sweep
-from gencl.model import accuracy, calibrated_accuracy, point_key
+from gencl.model import TIE_SHARE, accuracy, calibrated_accuracy, model_pick, point_key, tied
 from gencl.tune._kerneltuner import KT_STRATEGIES, run_kt_strategies
 from gencl.tune._objective import is_fresh
 from gencl.tune._replay import ReplayEngine
@@ -111,14 +111,15 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
     def scored(preds: Sequence[Any]) -> list[AccuracyRow]:
         # per sweep, both sides: a launch of k sweeps is compared as k sweeps
         return [AccuracyRow(r["point"], p.time_per_sweep_s,
-                            float(time_per_sweep(spec, r) or 0.0), p.bottleneck)
+                            float(time_per_sweep(spec, r) or 0.0), p.bottleneck,
+                            p.serial_per_sweep_s)
                 for r, p in zip(records, preds)
                 if p and r.get("status") == "ok" and r.get("median_s")]
 
     def best_gap(rows: Sequence[AccuracyRow]) -> float:
-        # the measured time of the variant the model ranks fastest, over the measured best − 1
-        chosen = min(rows, key=lambda row: row.predicted_s)
-        return chosen.measured_s / min(row.measured_s for row in rows) - 1
+        # the measured time of the variant the model picks (gencl.model._pick), over the
+        # measured best − 1
+        return model_pick(rows).measured_s / min(row.measured_s for row in rows) - 1
 
     ok = scored(after)
     acc = accuracy([r.predicted_s for r in ok], [r.measured_s for r in ok]) \
@@ -142,8 +143,8 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
         # where it misses: per knob value and predicted bottleneck, n, median ratio, ±15 % share
         "model_by_value": accuracy_by_value(ok) if acc else None,
         "model_predicted_best_gap": best_gap(ok) if ok else None,
-        # the variants priced within TIE_SHARE of that pick: which of them comes first is the
-        # records' order, so their gaps say how much the pick itself means
+        # the variants priced within TIE_SHARE of the fastest prediction, among which the pick
+        # is the one whose terms sum lowest: their gaps say how much the pick itself means
         "model_predicted_best_ties": best_ties(ok) if ok else None,
         # records whose build log gave the compiler's registers and spills
         "model_build_logs": built,
@@ -154,18 +155,12 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
     }, before
 
 
-#: predictions this close to the model's fastest (a share of it) are a tie: the model does not
-#: order them (H200 Jacobi: 34 padded ``float4`` rows within 1 % of one another)
-TIE_SHARE = 0.01
-
-
 def best_ties(rows: Sequence[Any], share: float = TIE_SHARE) -> dict[str, Any]:
-    """The variants priced within *share* of the fastest prediction, and their measured gaps
-    to the measured best (min, median, max): rows with ``predicted_s`` and ``measured_s``."""
-    fastest = min(row.predicted_s for row in rows)
+    """The variants priced within *share* of the fastest prediction (``gencl.model._pick``),
+    and their measured gaps to the measured best (min, median, max): rows with
+    ``predicted_s`` and ``measured_s``."""
     best = min(row.measured_s for row in rows)
-    gaps = sorted(row.measured_s / best - 1 for row in rows
-                  if row.predicted_s <= fastest * (1 + share))
+    gaps = sorted(row.measured_s / best - 1 for row in tied(rows, share))
     return {"within": share, "variants": len(gaps), "gap_min": gaps[0],
             "gap_median": float(np.median(gaps)), "gap_max": gaps[-1]}
 

@@ -147,8 +147,9 @@ def _simulate(args: argparse.Namespace) -> int:
           f"{'?' if gap is None else f'{gap:+.1%}'} from the measured best")
     ties = summary.get("model_predicted_best_ties")
     if ties and ties["variants"] > 1:
-        print(f"  a tie: {ties['variants']} variants priced within {ties['within']:.0%} of that "
-              f"pick, measured {ties['gap_min']:+.1%} to {ties['gap_max']:+.1%} from the best "
+        print(f"  a tie: {ties['variants']} variants priced within {ties['within']:.0%} of the "
+              f"fastest prediction (the pick: the one whose terms sum lowest), measured "
+              f"{ties['gap_min']:+.1%} to {ties['gap_max']:+.1%} from the best "
               f"(median {ties['gap_median']:+.1%})")
     off = [(abs(f["median_ratio"] - 1), axis, value, f)
            for axis, values in (summary.get("model_by_value") or {}).items()

@@ -216,3 +216,27 @@ def test_a_tie_at_the_predicted_best_is_reported_with_its_spread():
     assert ties["gap_max"] == pytest.approx(1.20 / 0.95 - 1)
     assert ties["gap_median"] == pytest.approx(1.10 / 0.95 - 1)
     assert best_ties(rows, share=0.0)["variants"] == 1
+
+
+def test_the_model_picks_the_tied_variant_whose_terms_sum_lowest():
+    """Within 1 % of the fastest prediction the pick is the variant whose terms (the time were
+    no two units to overlap) sum lowest; a variant outside the tie is never picked for a low
+    sum, and without sums the fastest prediction is the pick (closed form)."""
+    from collections import namedtuple
+
+    from gencl.model import model_pick
+
+    Row = namedtuple("Row", "predicted_s serial_s")
+    fastest, tied_low, outside = Row(1.000, 2.0), Row(1.008, 1.5), Row(1.02, 1.0)
+    assert model_pick([fastest, tied_low, outside]) is tied_low
+    assert model_pick([fastest, outside]) is fastest
+    Plain = namedtuple("Plain", "predicted_s")
+    assert model_pick([Plain(1.005), Plain(1.0)]) == Plain(1.0)
+
+
+def test_a_prediction_s_serial_time_is_its_terms_but_the_launch_summed():
+    from gencl.model import Prediction
+
+    p = Prediction(3.0, {"compute": 1.0, "memory_bandwidth": 2.5, "launch": 7.0}, "memory",
+                   (), 1.0, steps=2)
+    assert p.serial_s == pytest.approx(3.5) and p.serial_per_sweep_s == pytest.approx(1.75)
