@@ -28,7 +28,8 @@ from gencl._json import dumps_json
 # (28 and 29 were offline trials' versions, 32 to 34 earlier forms of the gather counts (no count
 # of the groups sampled; no runs of groups; no reason where not counted): their cached
 # statistics may linger in a cache; 36: the compiler's unrolled loops in the item trace but not
-# yet in the register walk's load lanes; 38: reloaded stores counted in kept loops' passes only)
+# yet in the register walk's load lanes; 38: reloaded stores counted in kept loops' passes only;
+# 39: a sub-group's lines counted in the ragged second of two work-groups along an axis)
 STATS_VERSION = "40"
 
 
