@@ -35,9 +35,11 @@ def cache_in_local(t: lp.TranslationUnit, array: str, sweep_inames: Sequence[str
     name = f"{array}_local"
     t = lp.add_prefetch(t, array, list(sweep_inames), fetch_bounding_box=True,
                         temporary_name=name, default_tag=fetch_tag)
-    # a tile that does not vary along a local axis of the group (a 2-D tile of an array read
+    # a tile that does not vary along a local axis of the group (div3d's 2-D tile of fx, read
     # at one plane, in 32x4x1 groups of a 3-D launch) leaves its fetch off that axis, which
-    # loopy refuses; the fetch then runs on it too
+    # loopy refuses, and the tile then reads as private; the fetch runs on that axis too (where
+    # the axis is longer than 1 each of its items would store the same tile: no space here has
+    # such a group) and the tile is declared __local
     t = lp.add_inames_for_unused_hw_axes(t, within=f"id:{array}_fetch_rule*")
     t = lp.set_temporary_address_space(t, name, lp.AddressSpace.LOCAL)
     if mode == "static":
