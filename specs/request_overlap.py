@@ -36,6 +36,9 @@ GROUP = 256
 #: items and iterations per size class: the stream is 16 × K × n floats
 ITEMS = {"GPU": 1 << 19, "CPU": 1 << 14, "quick": 1 << 12}
 ITERATIONS = {"GPU": 16, "CPU": 8, "quick": 2}
+#: items a compute unit holds at once, for the coalesced reads' overlap by occupancy (0: the
+#: many-wave launch)
+RESIDENT = (256, 512, 1024, 2048)
 
 #: floats between neighbouring lanes' table reads: more than a 128-byte line, so every lane of
 #: a sub-group reads its own line (a random gather's pattern), also once the index wraps, and
@@ -109,7 +112,13 @@ def program(point):
 
 def sizes(point, device, quick):
     kind = "quick" if quick else ("GPU" if device.device_type.upper() == "GPU" else "CPU")
-    return {"n": ITEMS[kind], "K": ITERATIONS[kind]}
+    resident = int(point.get("resident", 0))
+    if not resident:
+        return {"n": ITEMS[kind], "K": ITERATIONS[kind]}
+    # one wave of *resident* items a compute unit, each iterating as long as the many-wave
+    # launch's items together do
+    n = resident * max(1, int(device.compute_units))
+    return {"n": n, "K": max(1, ITEMS[kind] * ITERATIONS[kind] // n)}
 
 
 def verify_sizes(point, device):
@@ -150,13 +159,18 @@ SWEEP = [{"table": table, "gathers": g, "stream": stream, "lanes": "spread"}
     for g in COALESCED_GATHERS for stream in ("on", "off")
 ] + [{"table": table, "gathers": GATHERS[-1], "stream": "off", "lanes": "spread"}
      for table in TABLE_BYTES if table not in LEVEL_TABLES.values()]
+#: the coalesced reads again at each occupancy, with the stream alone there
+SWEEP += [{"table": LEVEL_TABLES["next"], "gathers": g, "stream": stream, "lanes": "coalesced",
+           "resident": resident}
+          for resident in RESIDENT for g in (0, *COALESCED_GATHERS) for stream in ("on", "off")
+          if g or stream == "on"]
 
 SPEC = BenchmarkSpec(
     name="request_overlap",
     description=__doc__.strip().splitlines()[0],
     program=program,
     params={"table": tuple(TABLE_BYTES), "gathers": tuple(sorted({*GATHERS, *COALESCED_GATHERS})),
-            "stream": ("on", "off"), "lanes": LANES},
+            "stream": ("on", "off"), "lanes": LANES, "resident": (0, *RESIDENT)},
     knobs={"workgroup": Knob("workgroup", (GROUP,), {"inames": ("i",)})},
     inputs=inputs,
     reference=reference,
@@ -165,7 +179,7 @@ SPEC = BenchmarkSpec(
     metrics={"bytes": bytes_streamed, "requests": line_requests},
     sweep=SWEEP,
     quick_sweep=[p for p in SWEEP if p["gathers"] in (0, 4) and p["table"] in
-                 LEVEL_TABLES.values()],
+                 LEVEL_TABLES.values() and not p.get("resident")],
     analysis="request_overlap",
     group="memory",
     tolerance={"float32": 0.0},

@@ -27,7 +27,11 @@ the L2 no longer holds.
 The same fit over coalesced reads of the next level's table (``lanes=coalesced``: a
 sub-group's 32 lanes one 128-byte line, as a stencil's neighbour rows that the L2 holds) gives
 ``next_level_line_overlap_exponent``: how far the requests a stencil's halo rows and neighbour
-planes make of the L2 hide behind its DRAM stream.
+planes make of the L2 hide behind its DRAM stream. The same fit again per occupancy (the
+``resident`` points: one wave of that many items a compute unit) gives
+``line_overlap_exponent_by_resident``: with fewer items in flight the units overlap less
+(the exponent falls towards 1, a sum), which the model reads as how far its memory units'
+exponent falls at a kernel's own occupancy.
 """
 
 from __future__ import annotations
@@ -54,8 +58,16 @@ RATE_KEYS = {"first": "first_level_gather_requests_per_s",
              "next": "next_level_gather_requests_per_s"}
 #: summary key of the coalesced reads' overlap exponent, per level they are read at (the next)
 LINE_EXPONENT_KEYS = {"next": "next_level_line_overlap_exponent"}
+#: summary key of the coalesced reads' overlap exponent per occupancy (items a compute unit)
+RESIDENT_EXPONENT_KEY = "line_overlap_exponent_by_resident"
 #: lanes a 128-byte line holds floats of: a coalesced read's lanes per line request
 LANES_PER_LINE = 32
+
+
+def resident_of(point: Mapping[str, Any]) -> int:
+    """Items a compute unit the point runs at once (0: the many-wave launch; records from
+    before the occupancy points have none)."""
+    return int(point.get("resident", 0))
 
 
 def lanes_of(point: Mapping[str, Any]) -> str:
@@ -80,9 +92,10 @@ def line_requests(point: Mapping[str, Any], sizes: Mapping[str, int]) -> float:
 def analyze_request_overlap(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any],
                             clock_hz: float | None) -> AnalysisResult:
     """Per level, the exponent of the stream's and the requests' overlap."""
-    ok = ok_records(records)
-    if not ok:
+    every = ok_records(records)
+    if not every:
         return AnalysisResult((), notes=("no successful request-overlap measurement",))
+    ok = [r for r in every if not resident_of(r["point"])]
     chars: list[Characteristic] = []
     notes: list[str] = []
     series_y: dict[str, list[float | None]] = {}
@@ -131,6 +144,16 @@ def analyze_request_overlap(records: Sequence[Mapping[str, Any]], device: Mappin
                        f"DRAM stream beside G {what}, from a {table} table",
                 variants=tuple(runs[(g, "on")]["variant_id"]
                                for g, s in sorted(runs) if s == "on")))
+    by_resident = _overlap_by_resident(every, notes)
+    if by_resident:
+        chars.append(Characteristic(
+            RESIDENT_EXPONENT_KEY, [{"resident_items": k, "exponent": fit.exponent}
+                                    for k, fit in by_resident.items()],
+            "[{resident_items: items a compute unit, exponent}]",
+            method="the coalesced reads' fit at each occupancy: one wave of resident_items "
+                   "items a compute unit, the stream as long as the many-wave launch's",
+            variants=tuple(r["variant_id"] for r in every if resident_of(r["point"])
+                           and r["point"]["stream"] == "on")))
     by_size: dict[int, float] = {}
     for r in ok:
         if r["point"]["stream"] == "off" and int(r["point"]["gathers"]) > 0 \
@@ -160,6 +183,23 @@ def analyze_request_overlap(records: Sequence[Mapping[str, Any]], device: Mappin
             "xlabel": "table bytes", "ylabel": "line requests/s", "xscale": "log",
             "yscale": "log"}
     return AnalysisResult(tuple(chars), series, notes=tuple(notes))
+
+
+def _overlap_by_resident(records: Sequence[Mapping[str, Any]], notes: list[str]
+                         ) -> dict[int, Overlap]:
+    """The coalesced reads' overlap fit at each occupancy that fits, fewest items first."""
+    out: dict[int, Overlap] = {}
+    for resident in sorted({resident_of(r["point"]) for r in records} - {0}):
+        here = [r for r in records if resident_of(r["point"]) == resident
+                and r["point"]["table"] == LEVEL_TABLES["next"]]
+        alone = next((r for r in here if int(r["point"]["gathers"]) == 0
+                      and r["point"]["stream"] == "on"), None)
+        runs = {(int(r["point"]["gathers"]), r["point"]["stream"]): r for r in here
+                if lanes_of(r["point"]) == "coalesced" and int(r["point"]["gathers"]) > 0}
+        fit = _overlap_fit(alone, runs, f"coalesced, {resident} items a compute unit", notes)
+        if fit is not None:
+            out[resident] = fit
+    return out
 
 
 def _overlap_fit(alone: Mapping[str, Any] | None,

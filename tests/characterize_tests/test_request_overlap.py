@@ -12,7 +12,8 @@ import pytest
 
 from gencl.characterize import get_analysis
 from gencl.characterize.request_overlap import (
-    EXPONENT_KEYS, LEVEL_TABLES, LINE_EXPONENT_KEYS, RATE_KEYS, TABLE_BYTES, line_requests)
+    EXPONENT_KEYS, LEVEL_TABLES, LINE_EXPONENT_KEYS, RATE_KEYS, RESIDENT_EXPONENT_KEY,
+    TABLE_BYTES, line_requests)
 from gencl.spec import load_spec
 from tests.characterize_tests._records import DEVICE, record
 
@@ -58,9 +59,9 @@ def test_a_coalesced_reads_sub_group_reads_one_whole_line(table):
     assert len(lines) > 16  # the reads move over the table
 
 
-def _point(table, gathers, stream, lanes="spread"):
+def _point(table, gathers, stream, lanes="spread", resident=0):
     return {"table": table, "gathers": gathers, "stream": stream, "lanes": lanes,
-            "workgroup": 256}
+            "resident": resident, "workgroup": 256}
 
 
 #: line requests/s of 16 gathers alone past the levels' tables (the L2 overflowing, then DRAM)
@@ -131,6 +132,62 @@ def test_the_fit_recovers_the_coalesced_reads_exponent_apart_from_the_gathers():
            for r in _records(12.0, 1.5)]
     names = {c.name for c in get_analysis("request_overlap")(old, DEVICE, 2e9).characteristics}
     assert EXPONENT_KEYS["next"] in names and LINE_EXPONENT_KEYS["next"] not in names
+
+
+def _resident_records(resident, exponent, t_dram, counts=(4, 16, 32, 64, 128, 256)):
+    """One occupancy's coalesced reads beside the stream: the overlap form at *exponent*."""
+    sizes = {"n": 132 * resident, "K": (1 << 23) // (132 * resident)}
+    out = [record(_point("4MiB", 0, "on", "coalesced", resident), sizes, t_dram,
+                  vid=f"r{resident}-0")]
+    for g in counts:
+        alone = line_requests(_point("4MiB", g, "off", "coalesced"), sizes) / 60e9
+        out.append(record(_point("4MiB", g, "off", "coalesced", resident), sizes, alone,
+                          vid=f"r{resident}-{g}-off"))
+        both = (t_dram ** exponent + alone ** exponent) ** (1 / exponent)
+        out.append(record(_point("4MiB", g, "on", "coalesced", resident), sizes, both,
+                          vid=f"r{resident}-{g}-on"))
+    return out
+
+
+def test_the_fit_recovers_the_coalesced_exponent_at_each_occupancy():
+    recs = _records(12.0, 1.5, lines={"next": (2.0, 60e9)})
+    for resident, exponent, t_dram in ((512, 1.2, 260e-6), (1024, 1.8, 210e-6),
+                                       (2048, 2.4, 200e-6)):
+        recs += _resident_records(resident, exponent, t_dram)
+    recs += _resident_records(256, 1.0, 400e-6, counts=(4, 16))  # too few points: left out
+    result = get_analysis("request_overlap")(recs, DEVICE, 2e9)
+    chars = {c.name: c for c in result.characteristics}
+    curve = chars[RESIDENT_EXPONENT_KEY].value
+    assert [c["resident_items"] for c in curve] == [512, 1024, 2048]
+    assert [c["exponent"] for c in curve] == pytest.approx([1.2, 1.8, 2.4], rel=0.05)
+    # the many-wave launch's figures stay its own
+    assert chars[LINE_EXPONENT_KEYS["next"]].value == pytest.approx(2.0, rel=0.05)
+    assert chars[EXPONENT_KEYS["next"]].value == pytest.approx(1.5, rel=0.05)
+    assert any("256 items a compute unit: too few points" in n for n in result.notes)
+    # without occupancy points: no curve
+    plain = get_analysis("request_overlap")(_records(12.0, 1.5, lines={"next": (2.0, 60e9)}),
+                                            DEVICE, 2e9)
+    assert RESIDENT_EXPONENT_KEY not in {c.name for c in plain.characteristics}
+
+
+def test_an_occupancy_point_runs_one_wave_as_long_as_the_many_wave_launch(engine):
+    spec = load_spec("request_overlap")
+
+    class Device:
+        device_type, compute_units = "GPU", 132
+
+    many = spec.sizes(_point("4MiB", 16, "on", "coalesced"), Device, False)
+    one = spec.sizes(_point("4MiB", 16, "on", "coalesced", 512), Device, False)
+    assert one["n"] == 132 * 512 and one["n"] % 256 == 0
+    assert one["n"] * one["K"] == pytest.approx(many["n"] * many["K"], rel=0.01)
+    # on PoCL: the points build, match numpy on random table values, and feed the fit's form
+    from gencl.measure import run_points
+
+    points = [spec.complete(_point("4MiB", g, s, "coalesced", 256))
+              for g, s in ((0, "on"), (16, "on"), (16, "off"))]
+    results = run_points(spec, points, engine, quick=True)
+    assert all(m.status == "ok" for m in results), [m.reason for m in results]
+    assert {m.sizes["n"] for m in results} == {256 * engine.info.compute_units}
 
 
 def test_too_few_points_no_exponent():
