@@ -182,6 +182,12 @@ def analyze_request_overlap(records: Sequence[Mapping[str, Any]], device: Mappin
             "x": sorted(by_size), "y": {"line requests/s": [by_size[k] for k in sorted(by_size)]},
             "xlabel": "table bytes", "ylabel": "line requests/s", "xscale": "log",
             "yscale": "log"}
+    if by_resident:
+        series["request_overlap_exponent_vs_resident"] = {
+            "title": "Coalesced reads beside a DRAM stream: overlap exponent by occupancy",
+            "x": list(by_resident), "y": {"exponent": [f.exponent for f in by_resident.values()]},
+            "xlabel": "resident items a compute unit", "ylabel": "overlap exponent",
+            "xscale": "log", "yscale": "linear"}
     return AnalysisResult(tuple(chars), series, notes=tuple(notes))
 
 

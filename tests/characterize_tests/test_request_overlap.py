@@ -164,10 +164,14 @@ def test_the_fit_recovers_the_coalesced_exponent_at_each_occupancy():
     assert chars[LINE_EXPONENT_KEYS["next"]].value == pytest.approx(2.0, rel=0.05)
     assert chars[EXPONENT_KEYS["next"]].value == pytest.approx(1.5, rel=0.05)
     assert any("256 items a compute unit: too few points" in n for n in result.notes)
+    plot = result.series["request_overlap_exponent_vs_resident"]
+    assert plot["x"] == [512, 1024, 2048]
+    assert plot["y"]["exponent"] == pytest.approx([1.2, 1.8, 2.4], rel=0.05)
     # without occupancy points: no curve
     plain = get_analysis("request_overlap")(_records(12.0, 1.5, lines={"next": (2.0, 60e9)}),
                                             DEVICE, 2e9)
     assert RESIDENT_EXPONENT_KEY not in {c.name for c in plain.characteristics}
+    assert "request_overlap_exponent_vs_resident" not in plain.series
 
 
 def test_an_occupancy_point_runs_one_wave_as_long_as_the_many_wave_launch(engine):
