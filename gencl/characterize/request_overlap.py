@@ -30,8 +30,9 @@ sub-group's 32 lanes one 128-byte line, as a stencil's neighbour rows that the L
 planes make of the L2 hide behind its DRAM stream. The same fit again per occupancy (the
 ``resident`` points: one wave of that many items a compute unit) gives
 ``line_overlap_exponent_by_resident``: with fewer items in flight the units overlap less
-(the exponent falls towards 1, a sum), which the model reads as how far its memory units'
-exponent falls at a kernel's own occupancy.
+(the exponent falls towards 1, a sum). The model does not read it yet: taken as how far its
+memory units' exponent falls at a kernel's own occupancy, it over-priced every kernel's
+low-occupancy streams (docs/tuning.md, "The memory units' overlap at a kernel's occupancy").
 """
 
 from __future__ import annotations
