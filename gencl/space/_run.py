@@ -116,9 +116,10 @@ def run_space(spec: Any, *, device: str | int | None = None,
     def sizes_of(point: dict[str, Any]) -> dict[str, int]:
         return {**spec.sizes(point, engine.info, quick), **overrides}
 
-    full = space_points(spec, engine.info, fixed=fixed)
+    every = list(spec.points(engine.info))  # walked once: the slice, the shard, the held slice
+    full = space_points(spec, engine.info, fixed=fixed, every=every)
     points = space_points(spec, engine.info, fixed=fixed, shard=shard, sample=sample,
-                          always=list(spec.hooks.variants.values()))
+                          always=list(spec.hooks.variants.values()), every=every)
     default = spec.complete(fixed)
     run_sizes = sizes_of(full[0] if full else default)
     # a quick run never lands next to (or resumes into) committed full results
@@ -145,7 +146,8 @@ def run_space(spec: Any, *, device: str | int | None = None,
     # of boundary=branch): the file's header, summary and report name what all of them share
     held = shared_slice(fixed, sink.results)
     if held != fixed:
-        header.update(slice=held, space_size=len(space_points(spec, engine.info, fixed=held)))
+        header.update(slice=held, space_size=len(space_points(spec, engine.info, fixed=held,
+                                                              every=every)))
     sink.close()
     ids = sink.done_ids
     complete = all(variant_id(spec, p) in ids

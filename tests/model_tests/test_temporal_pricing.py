@@ -111,8 +111,9 @@ def test_the_guided_sampler_ranks_points_by_predicted_time_per_sweep():
              "block_x": 1, "block_y": 1, "temporal": "tile", "temporal_points": (2, 8)}
     space = SearchSpace(spec, fixed)
     predicted = predictions(spec, space, lambda _: {"n": 64}, p, workers=1)
-    assert len(predicted) == len(space.points()) == 4
-    for point in space.points():
+    points = space.points()  # once: each call walks Jacobi's 3.6 M candidates again (8-25 s)
+    assert len(predicted) == len(points) == 4
+    for point in points:
         _, pred = explain(spec, point, {"n": 64}, p)
         assert predicted[params_key(space.encode(point))] == pytest.approx(
             pred.time_per_sweep_s)

@@ -101,15 +101,16 @@ def test_tuning_minimises_time_per_sweep_and_records_the_sweeps(run, tmp_path):
     assert best["median_s"] == winner["median_s"]
 
 
-def test_a_sample_draws_half_its_random_points_from_temporal_ones():
-    limits = limits_for("nvidia")
+def test_a_sample_draws_half_its_random_points_from_temporal_ones(jacobi_h200_space):
+    limits, every = limits_for("nvidia"), jacobi_h200_space  # the space walked once (conftest)
     always = list(SPEC.hooks.variants.values())
-    points = space_points(SPEC, limits, fixed={"dtype": "float32"}, sample=40, always=always)
+    points = space_points(SPEC, limits, fixed={"dtype": "float32"}, sample=40, always=always,
+                          every=every)
     assert len(points) == 40
     random_part = points[len(always):]
     multi = sum(steps_per_launch(SPEC, p) > 1 for p in random_part)
     assert multi == len(random_part) // 2 or multi == (len(random_part) + 1) // 2
     # a space without temporal points samples as before: no stratum is forced
     plain = space_points(SPEC, limits, fixed={"dtype": "float32", "sweeps": 1}, sample=30,
-                         always=always)
+                         always=always, every=every)
     assert all(steps_per_launch(SPEC, p) == 1 for p in plain) and len(plain) == 30

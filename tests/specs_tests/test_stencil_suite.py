@@ -11,6 +11,7 @@ whole multiples of its tile.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -67,23 +68,33 @@ def covering_sample(spec) -> list[dict]:
     def covers(p):
         return {(a, repr(p[a])) for a in p} | _pairs(_shape(spec, p, structural))
 
+    # each point's values, pairs and cost once, not once per greedy step (the same choices:
+    # collection ran this for every kernel on every xdist worker, seconds of it in the loop)
+    scored = [(covers(p), -_cost(p), _pairs(p), p) for p in valid]
     seen: set[tuple] = set()
     chosen: list[dict] = []
     while wanted:
-        best = max(valid, key=lambda p: (len(wanted & covers(p)), -_cost(p),
-                                         len(_pairs(p) - seen)))
-        gain = wanted & covers(best)
+        cover, _, pairs, best = max(scored, key=lambda s: (len(wanted & s[0]), s[1],
+                                                           len(s[2] - seen)))
+        gain = wanted & cover
         if not gain:
             break  # a value no valid point takes: the test below reports it
         chosen.append(best)
         wanted -= gain
-        seen |= _pairs(best)
+        seen |= pairs
     return chosen
+
+
+@functools.cache
+def _derived(name):
+    """A suite kernel's derived space, once per worker: deriving reads the program (0.1-0.3 s)
+    and every one of the kernel's points asked for it again."""
+    return derive_space(load_spec(name))
 
 
 def whole_tile_sizes(spec, point) -> dict[str, int] | None:
     """Sizes that are a multiple of the point's tile along every axis (None: too large)."""
-    derived = derive_space(spec)
+    derived = _derived(spec.name)
     if spec.knobs == derived.knobs:
         st = derived.stencil
         extents = tile(st, derived.names(), point)
