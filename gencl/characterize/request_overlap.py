@@ -153,7 +153,8 @@ def analyze_request_overlap(records: Sequence[Mapping[str, Any]], device: Mappin
             "[{resident_items: items a compute unit, exponent}]",
             method="the coalesced reads' fit at each occupancy: one wave of resident_items "
                    "items a compute unit, the stream as long as the many-wave launch's",
-            variants=tuple(r["variant_id"] for r in every if resident_of(r["point"])
+            variants=tuple(r["variant_id"] for r in every
+                           if resident_of(r["point"]) in by_resident
                            and r["point"]["stream"] == "on")))
     by_size: dict[int, float] = {}
     for r in ok:

@@ -164,6 +164,9 @@ def test_the_fit_recovers_the_coalesced_exponent_at_each_occupancy():
     assert chars[LINE_EXPONENT_KEYS["next"]].value == pytest.approx(2.0, rel=0.05)
     assert chars[EXPONENT_KEYS["next"]].value == pytest.approx(1.5, rel=0.05)
     assert any("256 items a compute unit: too few points" in n for n in result.notes)
+    # the curve names the variants of the occupancies it holds, not those left out
+    assert chars[RESIDENT_EXPONENT_KEY].variants and not any(
+        v.startswith("r256-") for v in chars[RESIDENT_EXPONENT_KEY].variants)
     plot = result.series["request_overlap_exponent_vs_resident"]
     assert plot["x"] == [512, 1024, 2048]
     assert plot["y"]["exponent"] == pytest.approx([1.2, 1.8, 2.4], rel=0.05)
