@@ -4,9 +4,12 @@ A variant's residual is r = log(measured / predicted). The model misjudges whole
 variants alike (a vector width, a boundary form: an effect it does not price), so residuals are
 shared by the variants that share a knob value: the residual of an unmeasured point is the
 model's overall bias (shrunk towards zero while few points are known) plus one learned effect per
-knob value it has, fitted to the measured residuals by ridge regression (Bayesian linear
-regression with a Gaussian prior on each effect). The guided sampler ranks by these corrected
-predictions; ``calibrated_accuracy`` says how good they are on the variants not measured.
+knob value it has (for the guided search, a work-group shape's components and size too:
+``correction_axes``), fitted
+to the measured residuals by ridge regression (Bayesian linear regression with a Gaussian prior on
+each effect). The guided sampler ranks by these corrected predictions, less a bonus for values
+rarely measured that scales with the model's error where it was measured; ``calibrated_accuracy``
+says how good they are on the variants not measured.
 """
 
 from __future__ import annotations
@@ -18,12 +21,51 @@ from typing import Any
 import numpy as np
 
 
-def encode_points(points: Sequence[Mapping[str, Any]]) -> np.ndarray:
-    """Integer codes (points × axes) of categorical knob values."""
-    axes = sorted({a for pt in points for a in pt})
+def _numbers(value: Any) -> tuple[float, ...] | None:
+    """The components of a knob value that is a tuple of numbers (a work-group shape), also as
+    the JSON text a search space gives Optuna (``gencl.tune._space``); None for any other."""
+    if isinstance(value, str) and value.startswith("["):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    if isinstance(value, list | tuple) and value and all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+        return tuple(value)
+    return None
+
+
+def correction_axes(point: Mapping[str, Any]) -> dict[str, Any]:
+    """A point's knob values as the axes residuals are shared along: every knob, and for a
+    knob whose value is a tuple of numbers also each component and their product. A 128×1
+    work-group's residual then says something of the other one-row groups, the other
+    128-wide ones and every 128-item group, not only of 128×1 itself, and the bonus for values
+    rarely measured goes to shapes unlike those measured: the guided search's next group shape
+    differs from the last in its width, height or size, not merely in its name.
+
+    The search alone uses them (``gencl.tune._lazy``). They do not make the correction predict
+    better: ``calibrated_accuracy`` with them, over the committed H200 spaces, read equal or
+    lower (box2d9 ρ 0.58 → 0.48, aniso2d 0.66 → 0.62), so a shape's residual is mostly its
+    own; their worth is where the search looks next (docs/tuning.md, "The search's
+    exploration")."""
+    axes = dict(point)
+    for name, value in point.items():
+        parts = _numbers(value)
+        if parts is not None and len(parts) > 1:
+            axes.update({f"{name}[{i}]": v for i, v in enumerate(parts)})
+            axes[f"{name}[*]"] = float(np.prod(parts))
+    return axes
+
+
+def encode_points(points: Sequence[Mapping[str, Any]], *, components: bool = False
+                  ) -> np.ndarray:
+    """Integer codes (points × axes) of categorical knob values; *components*: along
+    ``correction_axes`` (the guided search's encoding)."""
+    expanded = [correction_axes(pt) if components else dict(pt) for pt in points]
+    axes = sorted({a for pt in expanded for a in pt})
     codes: list[dict[str, int]] = [{} for _ in axes]
     return np.array([[codes[j].setdefault(json.dumps(pt.get(a), default=str), len(codes[j]))
-                      for j, a in enumerate(axes)] for pt in points],
+                      for j, a in enumerate(axes)] for pt in expanded],
                     dtype=np.int32).reshape(len(points), len(axes))
 
 
@@ -56,7 +98,11 @@ def corrected_log_times(codes: np.ndarray, log_pred: np.ndarray,
     estimate = bias + features @ effects
     if not optimism:
         return log_pred + estimate
-    spread = max(float(resid.std()) if len(resid) > 1 else 0.5, 0.05)
+    # the scale of the model's error where it was measured, its bias included: when every
+    # measured point is 30 % slower than predicted, a family not measured yet may be off by as
+    # much. (The residuals' standard deviation, 5 % there, kept star3d_r4's H200 search in the
+    # one family the model overrates for 10–20 trials.)
+    spread = max(float(np.sqrt(np.mean(resid ** 2))), 0.05)
     variance = np.einsum("ij,ji->i", features, np.linalg.solve(precision, features.T))
     return log_pred + estimate - optimism * spread * np.sqrt(variance)
 

@@ -42,7 +42,9 @@ class LazyPredictions:
                  first: int = FIRST_BATCH, batch: int = BATCH, seed: int | None = None) -> None:
         self.keys = list(keys)
         self.points = [json.loads(k) for k in self.keys]
-        self.codes = encode_points(self.points)
+        # a work-group shape's components and size are axes too: the search's next shape
+        # differs from those measured in what it is, not only in its name
+        self.codes = encode_points(self.points, components=True)
         self.log_pred = np.full(len(self.keys), np.nan)
         self.counted = np.zeros(len(self.keys), bool)   # asked of the model (may be None)
         self._predict, self._penalty = predict, penalty

@@ -6,6 +6,7 @@ import json
 import warnings
 
 import jsonschema
+import numpy as np
 import optuna
 import pytest
 from optuna.trial import TrialState
@@ -86,7 +87,11 @@ def test_guided_sampler_starts_from_the_best_prediction_and_learns_residuals(cac
                 for k in keys]
     near = [m for m, d in zip(moved, distance) if d == 1]
     far = [m for m, d in zip(moved, distance) if d >= 3]
-    assert near and far and min(near) > max(far) >= 0
+    assert near and far and min(near) > max(far)
+    # (every unmeasured point's bonus grows with the model's error where measured, so scores
+    # may all fall; the ranking is what the search follows: the neighbours lose places)
+    rank_before, rank_after = np.argsort(np.argsort(prior)), np.argsort(np.argsort(after))
+    assert all(rank_after[i] > rank_before[i] for i, d in enumerate(distance) if d == 1)
 
 
 def test_export_t4_validates_against_kernel_tuner_schema(tmp_path, cache_with_failures):
