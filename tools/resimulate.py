@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-OPTUNA_STRATEGIES = ("guided", "tpe", "random")
+from gencl.tune import SIMULATED_SAMPLERS
 
 
 def command(summary_path: Path) -> list[str]:
@@ -32,8 +32,8 @@ def command(summary_path: Path) -> list[str]:
     evals = d.get("evals_to_target") or {}
     kt = d.get("kernel_tuner")
     if evals:
-        own = [s for s in evals if s in OPTUNA_STRATEGIES]
-        if not kt and own != list(OPTUNA_STRATEGIES):
+        own = [s for s in evals if s in SIMULATED_SAMPLERS]
+        if not kt and own != list(SIMULATED_SAMPLERS):
             cmd += ["--strategies", ",".join(own)]
         if d.get("max_evals") and d["max_evals"] != d.get("space_size"):
             cmd += ["--max-evals", str(d["max_evals"])]

@@ -16,9 +16,10 @@ from gencl.tune._simulate import (
 from gencl.tune._space import SearchSpace
 from gencl.tune._storage import open_storage, storage_url
 from gencl.tune._study import (
-    SAMPLERS, best_trial, make_sampler, predictions, run_study, write_best)
+    SAMPLERS, SIMULATED_SAMPLERS, best_trial, make_sampler, predictions, run_study, write_best)
 
-__all__ = ["KT_STRATEGIES", "SAMPLERS", "DeviceEvaluator", "ExperimentalWarning",
+__all__ = ["KT_STRATEGIES", "SAMPLERS", "SIMULATED_SAMPLERS", "DeviceEvaluator",
+           "ExperimentalWarning",
            "ModelGuidedSampler", "ReplayEngine", "SearchSpace", "TuneRun", "VariantFailed",
            "best_trial",
            "evals_to_target", "experimental_class", "export_t4", "fixed_from_records",

@@ -11,6 +11,7 @@ from typing import Any
 
 from gencl._json import dumps_json
 from gencl.errors import GenclError
+from gencl.tune._study import SIMULATED_SAMPLERS
 
 
 @dataclass
@@ -172,7 +173,7 @@ def _device_info(device_json: Mapping[str, Any]) -> Any:
 
 def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
                   max_evals: int | None = None,
-                  strategies: Sequence[str] = ("guided", "tpe", "random"),
+                  strategies: Sequence[str] = SIMULATED_SAMPLERS,
                   kt_strategies: Sequence[str] = (), profile: str | None = None,
                   out: str | Path | None = None, fixed: Mapping[str, Any] | None = None,
                   repeat: str | Path | None = None,

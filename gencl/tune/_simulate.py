@@ -27,7 +27,7 @@ from gencl.tune._objective import is_fresh
 from gencl.tune._replay import ReplayEngine
 from gencl.tune._sampler import knob_preferences, params_key
 from gencl.tune._space import SearchSpace
-from gencl.tune._study import make_sampler
+from gencl.tune._study import SIMULATED_SAMPLERS, make_sampler
 
 TARGET = 0.03
 
@@ -166,7 +166,7 @@ def best_ties(rows: Sequence[Any], share: float = TIE_SHARE) -> dict[str, Any]:
 
 
 def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
-             strategies: Sequence[str] = ("guided", "tpe", "random"),
+             strategies: Sequence[str] = SIMULATED_SAMPLERS,
              kt_strategies: Sequence[str] = KT_STRATEGIES, target: float = TARGET,
              max_evals: int | None = None, workers: int | None = None,
              progress: Any = None) -> tuple[dict[str, Any], dict[str, list[list[float | None]]]]:

@@ -23,6 +23,8 @@ from gencl.tune._sampler import ModelGuidedSampler, params_key
 from gencl.tune._space import SearchSpace
 
 SAMPLERS = ("guided", "tpe", "random", "grid")
+#: the samplers `gencl tune --simulate` compares unless told otherwise
+SIMULATED_SAMPLERS = ("guided", "tpe", "random")
 
 
 def make_sampler(name: str, space: SearchSpace, *, seed: int | None = None,

@@ -174,7 +174,7 @@ def _simulate(args: argparse.Namespace) -> int:
 def _strategies(args: argparse.Namespace) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(Optuna samplers, Kernel Tuner strategies) that --simulate runs, names checked."""
     from gencl.errors import GenclError
-    from gencl.tune import KT_STRATEGIES, SAMPLERS
+    from gencl.tune import KT_STRATEGIES, SAMPLERS, SIMULATED_SAMPLERS
     from gencl.tune._kerneltuner import kt_strategy_names
 
     if args.strategies and (args.kt_strategies or args.no_kernel_tuner):
@@ -185,7 +185,7 @@ def _strategies(args: argparse.Namespace) -> tuple[tuple[str, ...], tuple[str, .
         ours = tuple(n for n in names if not n.startswith("kt_"))
         kt = tuple(n[3:] for n in names if n.startswith("kt_"))
     else:
-        ours = ("guided", "tpe", "random")
+        ours = SIMULATED_SAMPLERS
         kt = () if args.no_kernel_tuner else (
             tuple(n.strip() for n in args.kt_strategies.split(",")) if args.kt_strategies
             else KT_STRATEGIES)
