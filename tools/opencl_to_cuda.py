@@ -15,8 +15,11 @@ which Jacobi variants did, within 9 %, and which did not).
     python tools/opencl_to_cuda.py DIR… --dump         # the CUDA sources
 
 Only the constructs gencl's stencil variants emit are translated (``shuffle2`` of two named
-vectors by a literal mask, loopy's shifted neighbour, included); anything else (``vload``,
-integer vectors, local memory and barriers, images) stops with the construct's name.
+vectors by a literal mask, loopy's shifted neighbour, included; a ``__local`` array the kernel
+declares as ``__shared__``, a work-group barrier as ``__syncthreads()``, the temporal streams'
+asynchronous copies as the same ``cp.async`` NVIDIA's OpenCL build emits); anything else
+(``vload``, integer vectors, a ``__local`` kernel argument, images, atomics) stops with the
+construct's name.
 """
 
 from __future__ import annotations
@@ -30,8 +33,15 @@ from pathlib import Path
 LANES = "0123456789abcdef"
 WIDTHS = (2, 3, 4, 8, 16)
 #: OpenCL constructs this translation does not cover
-UNSUPPORTED = ("shuffle(", "vload", "vstore", "read_image", "write_image", "barrier",
-               "__local", "atomic_", "convert_", "as_")
+UNSUPPORTED = ("shuffle(", "vload", "vstore", "read_image", "write_image", "atomic_",
+               "convert_", "as_")
+#: a work-group barrier (any fences: ``__syncthreads`` orders global and shared memory alike)
+BARRIER = re.compile(r"\bbarrier\(\s*CLK_(?:LOCAL|GLOBAL)_MEM_FENCE(?:\s*\|\s*CLK_(?:LOCAL|GLOBAL)"
+                     r"_MEM_FENCE)?\s*\)")
+#: gencl's asynchronous copy (``gencl.generate.temporal._stream``): taken where the compiler is
+#: NVIDIA's OpenCL, whose ``__local`` pointers are shared-window addresses; CUDA's are generic
+ASYNC_COPY_GUARD = "#ifdef cl_nv_pragma_unroll"
+SHARED_ADDRESS = "(uint) (size_t) (ring)"
 SHUFFLE2 = re.compile(r"shuffle2\((\w+), (\w+), \(uint(\d+)\)\(([\d, ]+)\)\)")
 
 
@@ -59,6 +69,17 @@ def to_cuda(source: str) -> str:
         if re.search(rf"\b{re.escape(token)}", source):
             raise ValueError(f"OpenCL construct {token!r} is not translated to CUDA")
     source = SHUFFLE2.sub(_shuffle2, source)
+    source = BARRIER.sub("__syncthreads()", source)
+    if re.search(r"\bbarrier\s*\(", source):
+        raise ValueError("OpenCL construct 'barrier' is not translated to CUDA beyond "
+                         "CLK_LOCAL_MEM_FENCE and CLK_GLOBAL_MEM_FENCE")
+    signature = source[source.find("__kernel"):].split("{", 1)[0]
+    if "__local" in signature:
+        raise ValueError("OpenCL construct '__local' kernel argument is not translated to CUDA "
+                         "(dynamic shared memory)")
+    source = re.sub(r"\b__local\b", "__shared__", source)
+    source = source.replace(ASYNC_COPY_GUARD, "#if 1  /* NVIDIA: cp.async */")
+    source = source.replace(SHARED_ADDRESS, "(uint) __cvta_generic_to_shared(ring)")
     if "shuffle2" in source:
         raise ValueError("OpenCL construct 'shuffle2' is not translated to CUDA beyond two "
                          "named vectors and a literal mask")
@@ -82,7 +103,8 @@ def to_cuda(source: str) -> str:
             if t in src]
     if left:
         raise ValueError(f"OpenCL construct {left[0]!r} is not translated to CUDA")
-    header = vector_header("float") + (vector_header("double") if "vdouble" in src else "")
+    header = "typedef unsigned int uint;\n" + vector_header("float") \
+        + (vector_header("double") if "vdouble" in src else "")
     return header + src
 
 

@@ -1,5 +1,6 @@
 """tools/opencl_to_cuda.py: what gencl's stencil variants emit becomes CUDA with no OpenCL left
-(so Nsight Compute can profile it), and a construct it does not cover stops with its name.
+(so Nsight Compute can profile it), local tiles and the temporal streams' copies included, and a
+construct it does not cover stops with its name.
 Compiling the CUDA needs nvcc (the GPU machine); here the translation is checked as text."""
 
 from __future__ import annotations
@@ -61,8 +62,37 @@ def test_a_shuffled_neighbour_is_built_lane_by_lane():
     assert f"decltype({a}){{{', '.join(picks)}}}" in cuda
 
 
+def test_a_local_tile_becomes_shared_memory_and_its_barriers_syncthreads():
+    source = jacobi(local="static")
+    assert "__local" in source and "barrier(" in source
+    cuda = tool.to_cuda(source)
+    assert "__shared__ float" in cuda and "__syncthreads()" in cuda
+    assert "__local" not in cuda and "barrier(" not in cuda
+
+
+def test_a_temporal_streams_asynchronous_copies_stay_cp_async():
+    spec = load_spec("box2d9")
+    point = {"dtype": "float32", "temporal": "stream_async", "sweeps": 2,
+             "temporal_points": [1, 128], "vector_width": 1, "stream": 1, "workgroup": [128, 1]}
+    source = generate(spec, point).source
+    assert "cp.async" in source and "#ifdef cl_nv_pragma_unroll" in source
+    cuda = tool.to_cuda(source)
+    # the cp.async branch is taken, with the ring's shared-window address CUDA's way
+    assert "#ifdef cl_nv_pragma_unroll" not in cuda
+    assert '"r"((uint) __cvta_generic_to_shared(ring)' in cuda
+    assert "(size_t) (ring)" not in cuda
+    assert cuda.startswith("typedef unsigned int uint;")
+    assert not [t for t in OPENCL_ONLY if t in cuda]
+
+
+def test_a_local_kernel_argument_is_refused():
+    with pytest.raises(ValueError, match="'__local' kernel argument"):
+        tool.to_cuda(jacobi(local="dynamic"))
+
+
 @pytest.mark.parametrize("construct, named", [
-    ("vload4(0, p)", "'vload'"), ("barrier(CLK_LOCAL_MEM_FENCE)", "'barrier'"),
+    ("vload4(0, p)", "'vload'"), ("atomic_add(p, 1)", "'atomic_'"),
+    ("barrier(CLK_IMAGE_MEM_FENCE)", "'barrier'"),
     ("shuffle2(a + b, c, (uint4)(1, 2, 3, 4))", "'shuffle2'")])
 def test_an_uncovered_construct_names_itself(construct, named):
     source = jacobi().replace("{\n", "{\n  " + construct + ";\n", 1)
