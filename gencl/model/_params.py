@@ -104,6 +104,12 @@ class ModelParams:
     # a GPU); False: a CPU core keeps a work-item loop's loads in flight with its out-of-order
     # window and prefetchers, however few items it runs
     little_over_items: bool = True
+    # warp instructions a GPU issues, in lanes: one a lane a cycle, the scalar multiply-add
+    # chains' peak / 2 (a madd is 2 flops). Every operation and memory access loopy counts
+    # takes one (the H200's temporal streams executed 0.91–1.58× loopy's count of them, under
+    # Nsight Compute). 0: no issue bound (a CPU runtime vectorizes and fuses what loopy counts
+    # per item)
+    lane_issue_per_s: float = 0.0
     # a CPU runtime vectorizes its loop over a work-group's items (subgroup_size lanes) except
     # across work-group barriers, where it keeps each item's state in memory and runs the items
     # one at a time (PoCL: barrier_phase's tile costs 4 ns an item more than the plain kernel);
@@ -277,6 +283,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         next_request_overlap_exponent=get("next_level_request_overlap_exponent",
                                           get("overlap_scalar_exponent", math.inf)),
         little_over_items=is_gpu,
+        lane_issue_per_s=sp / 2 if is_gpu else 0.0,
         barriers_serialize_items=not is_gpu and sp / (clock * max(cus, 1))
         > SCALAR_FLOPS_PER_CYCLE,
         footprint_bandwidths=tuple(steps),

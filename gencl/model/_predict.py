@@ -20,8 +20,10 @@ s, the scalar exponent whatever the code's type (the vector one measures how vec
 hides fetches, not how DRAM traffic hides cache requests); where the profile lacks them, the max.
 
 - compute: per instruction type, lane operations over the measured throughput of that type
-  (loopy counts mul and add apart; a mul/add pair is one multiply-add), slowed below the ridge
-  point of the pipeline model (seed 000: throughput grows with concurrency until the ridge);
+  (loopy counts mul and add apart; a mul/add pair is one multiply-add), and on a GPU no less
+  than the issue of everything loopy counts, operations and memory accesses, one lane
+  instruction each at one a lane a cycle (``issue_time``), slowed below the ridge point of the
+  pipeline model (seed 000: throughput grows with concurrency until the ridge);
 - memory bandwidth: bytes actually moved over the measured copy bandwidth; an access whose
   neighbouring work items are ``stride`` elements apart moves whole sectors (coalescing), and
   repeated reads of an array that fits the measured cache come from the cache, not DRAM. Where
@@ -180,20 +182,33 @@ def serial_lanes(barriers: float, p: ModelParams) -> float:
     return float(max(1, p.subgroup_size)) if barriers and p.barriers_serialize_items else 1.0
 
 
-def compute_time(stats: KernelStats, p: ModelParams) -> float:
-    vector = vectorized(stats)  # vector-typed code: the vector chains' rate (_vector_rate)
+def _ops_by_dtype(stats: KernelStats) -> dict[str, dict[str, float]]:
+    """loopy's op counts per data type, a mul feeding an add contracted into one ``add``
+    (one multiply-add): {dtype: {op: lane operations}}."""
     by_dtype: dict[str, dict[str, float]] = {}
     for key, n in stats.ops.items():
         dtype, _, op = key.partition(":")
         by_dtype.setdefault(dtype, {})[op] = n
-    total = 0.0
-    for dtype, ops in by_dtype.items():
-        add, mul = ops.get("add", 0.0), ops.get("mul", 0.0)
-        fused = max(add, mul)  # a mul feeding an add contracts into one madd
-        total += fused / op_rate(f"{dtype}:add", p, vector)
-        total += sum(n / op_rate(f"{dtype}:{op}", p, vector) for op, n in ops.items()
-                     if op not in ("add", "mul"))
-    return total
+    for ops in by_dtype.values():
+        ops["add"] = max(ops.get("add", 0.0), ops.pop("mul", 0.0))
+    return by_dtype
+
+
+def compute_time(stats: KernelStats, p: ModelParams) -> float:
+    vector = vectorized(stats)  # vector-typed code: the vector chains' rate (_vector_rate)
+    return sum(n / op_rate(f"{dtype}:{op}", p, vector)
+               for dtype, ops in _ops_by_dtype(stats).items() for op, n in ops.items())
+
+
+def issue_time(stats: KernelStats, p: ModelParams) -> float:
+    """Seconds the schedulers take to issue what loopy counts: every operation of every type
+    and every memory access one lane instruction, at ``lane_issue_per_s`` (0 where the device
+    has no issue bound: a CPU). Each type's own rate (``compute_time``) leaves out that every
+    type and the memory instructions share the same schedulers."""
+    if not p.lane_issue_per_s:
+        return 0.0
+    lanes = sum(n for ops in _ops_by_dtype(stats).values() for n in ops.values())
+    return (lanes + sum(a.count for a in stats.accesses)) / p.lane_issue_per_s
 
 
 def access_efficiency(a: Access, p: ModelParams, stats: KernelStats | None = None) -> float:
@@ -523,7 +538,9 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     """Predicted time of one launch of *steps* sweeps; *traffic* (a temporal launch's
     ``tile_traffic``) replaces loopy's counts of global bytes, local bytes and barriers, and
     with *flops_per_update* its compute (point updates × flops per update)."""
-    t_ops = compute_time(stats, p)  # loopy's op counts; the roof below uses them too
+    # loopy's op counts at their types' rates, or all it counts at the issue rate, whichever
+    # is slower; the roof below uses them too
+    t_ops = max(compute_time(stats, p), issue_time(stats, p))
     conc = _concurrency(stats, p)
     below_ridge = max(1.0, p.ridge_items_per_cu / conc)
     # a CPU runtime runs a barrier kernel's items one at a time (serial_lanes)
@@ -702,7 +719,9 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
     sync = 1.0 - terms["barriers"] / total
 
     def sp(value: float, share: float = 1.0) -> float:
-        # speedup if the criterion were 1, applied to the share of time it governs
+        # speedup if the criterion were 1, applied to the share of time it governs (at most
+        # all of it: terms joined by a p-norm can add up to more than their total)
+        share = min(share, 1.0)
         return 1.0 / (1.0 - share + share * value) if value > 0 else math.inf
 
     compute_share = terms["compute"] / total

@@ -613,7 +613,7 @@ def test_lane_by_lane_rereads_miss_the_first_level_beyond_its_size(resident, hit
     summary = {"cache_levels": [{"size_bytes": l1}, {"size_bytes": 8e6}],
                "cache_requests_per_s": 1e11, "l2_requests_per_s": 4e10,
                "group_dispatch_s": 1e-15, "copy_bw_Bps": 1e15,  # the requests decide
-               "global_latency_cycles": 1.0}
+               "global_latency_cycles": 1.0, "sp_madd_scalar_peak_flops": 1e18}  # not the issue
     p = params_from(summary, {**GPU, "registers_per_block": None})
     lane = Access("u", "global", "load", 4, 8, 1 << 20, 8.0, per_lane=True)
     whole = Access("f", "global", "load", 4, 8, 1 << 20, 8.0)
