@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gencl.model import Access, KernelStats, params_from, predict
+from gencl.model import Access, KernelStats, load_params, params_from, predict
 from gencl.model._predict import compute_time, issue_time
 
 GPU = {"name": "gpu", "device_type": "GPU", "compute_units": 4, "max_clock_hz": 1e9,
@@ -60,8 +60,6 @@ def test_a_cpu_has_no_issue_bound():
 def test_the_committed_h200_profile_issues_a_lane_a_cycle():
     root = Path(__file__).resolve().parents[2] / "bench_results" / "nvidia-h200"
     profile = json.loads((root / "profile.json").read_text())
-    from gencl.model import load_params
-
     p = load_params(profile["device"], profile=root / "profile.json")
     lanes_per_cycle = p.lane_issue_per_s / (p.clock_hz * p.compute_units)
     assert 120 <= lanes_per_cycle <= 130  # 4 schedulers × 32 lanes, the chains' measured peak
