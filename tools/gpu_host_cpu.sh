@@ -14,7 +14,9 @@
 #   mkdir -p .cpu-run/jacobi .cpu-run/profile && touch .cpu-run/probe.done &&
 #   cp bench_results/pocl-local-cpu/jacobi/space.json .cpu-run/jacobi/ &&
 #   cp -r bench_results/pocl-local-cpu/{profile.json,summary.json,raw} .cpu-run/profile/
-#   then PROFILE_ARGS="--quick --only NAME" (the space step resumes and finds nothing left to measure).
+#   then PROFILE_ARGS="--quick --only NAME" SPACE_S=0 (without SPACE_S=0 the space step did not
+#   take the committed slice for finished on 2026-11-28 and re-timed 121 of its 450 points, same
+#   sources, in its 150 s before the profile ran; those were not kept).
 #   SAMPLE=K (and SAMPLE_S, its deadline) also measures K random points of the whole Jacobi space
 #   (every block_x, block_y) into .cpu-run/jacobi-sample, resumable the same way.
 set -u
@@ -51,8 +53,10 @@ run)
     touch "$W/probe.done"
   fi
   cat "$W/devices.txt"; tail -qn 2 "$W"/repeat*.txt
-  timeout "$(left "${SPACE_S:-300}")" python3 -m gencl space jacobi --device pocl --size n=1024 \
-    --knob dtype=float32 --knob block_x=1 --knob block_y=1 --out "$W/jacobi" 2>&1 | tail -5
+  if [ "${SPACE_S:-300}" -gt 0 ]; then  # SPACE_S=0: the profile alone
+    timeout "$(left "${SPACE_S:-300}")" python3 -m gencl space jacobi --device pocl --size n=1024 \
+      --knob dtype=float32 --knob block_x=1 --knob block_y=1 --out "$W/jacobi" 2>&1 | tail -5
+  fi
   if [ -n "${SAMPLE:-}" ]; then  # SAMPLE=K: K random points of the whole space (blocked rows too)
     timeout "$(left "${SAMPLE_S:-400}")" python3 -m gencl space jacobi --device pocl --size n=1024 \
       --knob dtype=float32 --sample "$SAMPLE" --peers no --out "$W/jacobi-sample" 2>&1 | tail -3

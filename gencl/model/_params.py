@@ -116,6 +116,10 @@ class ModelParams:
     # True where the scalar chains ran faster than a core issues scalar multiply-adds, i.e. the
     # runtime did vectorize them across items
     barriers_serialize_items: bool = False
+    # a loop a work item runs along the contiguous axis is vectorized by the compiler (a CPU
+    # runtime: LLVM's loop vectorizer), so its iterations share line requests; a GPU thread
+    # issues each iteration's access on its own
+    vectorizes_loops: bool = False
     # why no measured number priced this device though its slug has a committed profile (that
     # profile was measured on another device: same runtime, another CPU); "" otherwise
     profile_note: str = ""
@@ -283,6 +287,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         next_request_overlap_exponent=get("next_level_request_overlap_exponent",
                                           get("overlap_scalar_exponent", math.inf)),
         little_over_items=is_gpu,
+        vectorizes_loops=not is_gpu,
         lane_issue_per_s=sp / 2 if is_gpu else 0.0,
         barriers_serialize_items=not is_gpu and sp / (clock * max(cus, 1))
         > SCALAR_FLOPS_PER_CYCLE,

@@ -400,6 +400,16 @@ def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
     return instructions * rows * per_row
 
 
+def loop_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
+    """Line requests of an access site in a loop along the contiguous axis that the compiler
+    vectorizes: consecutive iterations share a line, so one request per line of the bytes the
+    site moves (PoCL's strip: ``cache_requests`` counts each element of a one-item group as a
+    request of its own, 16 where a 64-byte line of floats takes one). *stats* is unused: the
+    signature is ``cache_requests``'s."""
+    del stats
+    return a.count * a.itemsize * a.vec_width / p.request_line_bytes
+
+
 def issued_chunk_share(stats: KernelStats, a: Access, chunk: int) -> float:
     """Share of a load site's *chunk*-byte instructions the compiler issues: only the chunks
     of a vector holding a lane something reads (``_stats._load_lanes``; 1 where not counted).
@@ -561,7 +571,11 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     t_bw = dram / bandwidth
     t_l2 = next_level_time(stats, p) if not traffic else 0.0
     t_stream = max(t_bw, t_l2)
-    per_site = [(a, cache_requests(a, stats, p)) for a in stats.accesses if a.space == "global"]
+    # a loop along the contiguous axis that the compiler vectorizes (a CPU; the strip's updates)
+    # requests each line once, where a one-item group has no sub-group to merge its accesses
+    per_access = loop_requests if traffic and traffic.get("vectorized_updates") \
+        and p.vectorizes_loops else cache_requests
+    per_site = [(a, per_access(a, stats, p)) for a in stats.accesses if a.space == "global"]
     requests = sum(n for _, n in per_site)
     requests += spill_requests(stats, p)  # per-item memory, served by the same L1
     # requests that re-touch lines other instructions of the item brought in: lane-by-lane

@@ -146,3 +146,28 @@ def test_a_scheme_whose_updates_are_a_vectorized_loop_computes_at_the_vector_rat
                      flops_per_update=FLOPS)
     assert scalar.terms["compute"] == pytest.approx(traffic["point_updates"] * FLOPS / 1.0e13)
     assert looped.terms["compute"] == pytest.approx(traffic["point_updates"] * FLOPS / 6.0e13)
+
+
+def test_a_vectorized_loop_requests_each_line_once_on_a_cpu_only():
+    # the strip's one-item group: cache_requests counts every element of its row loop as an
+    # instruction of its own; a CPU's loop vectorizer puts 16 floats of a 64-byte line in one
+    # request, a GPU thread does not
+    from gencl.model import Access
+
+    cpu = {**GPU, "name": "cpu", "device_type": "CPU", "compute_units": 2, "warp_size": None,
+           "global_cacheline_bytes": 64}
+    profile = {**PROFILE, "cache_requests_per_s": 1.0e10}
+    n, k = 1024, 4
+    row = Access("u", "global", "load", 4, 1, float(n * n), 1)
+    stats = dataclasses.replace(_stats(256, n, group=1), accesses=(row,))
+    traffic = {**tile_traffic_2d(256, k, n), "vectorized_updates": 1.0}
+    on_cpu = predict(stats, params_from(profile, cpu), steps=k, traffic=traffic,
+                     flops_per_update=FLOPS)
+    assert on_cpu.terms["cache_requests"] == pytest.approx(n * n * 4 / 64 / 1.0e10)
+    on_gpu = predict(stats, params_from(profile, GPU), steps=k, traffic=traffic,
+                     flops_per_update=FLOPS)
+    assert on_gpu.terms["cache_requests"] == pytest.approx(n * n / 1.0e10)
+    # without the loop (a tile's items) the CPU counts per item as before
+    tiled = predict(stats, params_from(profile, cpu), steps=k,
+                    traffic={**traffic, "vectorized_updates": 0}, flops_per_update=FLOPS)
+    assert tiled.terms["cache_requests"] == pytest.approx(n * n / 1.0e10)

@@ -3,6 +3,8 @@ words, vector widths and ILP chains all sum to numpy's answer."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from gencl.spec import load_spec
 from gencl.verify import rules_for
 from gencl.verify.ptx import SHARED_DECLARATION, SHARED_POINTER_PARAM
@@ -47,3 +49,23 @@ def test_ptx_rules_count_every_read():
     dynamic = rules_for(spec, spec.complete({"allocation": "dynamic", "dtype": "float64"}))
     assert dynamic[r"\bld\.shared\b"] == 64 and dynamic[SHARED_POINTER_PARAM] == 1
     assert r"\bld\.shared\b" not in rules_for(spec, spec.complete({"unroll": "none"}))
+
+
+def test_quick_sizes_stand_clear_of_a_cpu_launch_floor(engine):
+    """On a CPU a quick full-group point runs an eighth of the full run's items and every pass
+    (at two groups of one pass PoCL's ~50 µs launch floor was all it measured); a GPU's quick
+    run stays two groups a compute unit, one pass."""
+    spec = load_spec("local_memory")
+    cpu = engine.info
+    assert cpu.device_type.upper() == "CPU"
+    gpu = dataclasses.replace(cpu, device_type="GPU")
+    point = {"dtype": "float32", "workgroup": 256, "stride": 1, "vector_width": 4, "ilp": 4,
+             "unroll": "full", "allocation": "static"}
+    full = spec.sizes(point, cpu, quick=False)
+    quick = spec.sizes(point, cpu, quick=True)
+    assert quick["K"] == full["K"] > 1
+    assert quick["G"] * 8 == full["G"]
+    # local bytes a quick CPU launch reads: 8 Ki items of 4 KiB each, 32 MiB a compute unit
+    items = quick["G"] // cpu.compute_units * point["workgroup"]
+    assert items * quick["K"] * 64 * point["vector_width"] * 4 == 32 << 20
+    assert spec.sizes(point, gpu, quick=True) == {"G": 2 * cpu.compute_units, "K": 1}
