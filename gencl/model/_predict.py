@@ -202,13 +202,22 @@ def compute_time(stats: KernelStats, p: ModelParams) -> float:
 
 def issue_time(stats: KernelStats, p: ModelParams) -> float:
     """Seconds the schedulers take to issue what loopy counts: every operation of every type
-    and every memory access one lane instruction, at ``lane_issue_per_s`` (0 where the device
-    has no issue bound: a CPU). Each type's own rate (``compute_time``) leaves out that every
-    type and the memory instructions share the same schedulers."""
+    one lane instruction, every memory access one per ``lane_access_bytes`` chunk it moves (a
+    ``float4`` load one, a ``float8`` two; lane-by-lane code one a lane), at ``lane_issue_per_s``
+    (0 where the device has no issue bound: a CPU). Each type's own rate (``compute_time``)
+    leaves out that every type and the memory instructions share the same schedulers."""
     if not p.lane_issue_per_s:
         return 0.0
     lanes = sum(n for ops in _ops_by_dtype(stats).values() for n in ops.values())
-    return (lanes + sum(a.count for a in stats.accesses)) / p.lane_issue_per_s
+    return (lanes + sum(access_instructions(a, p) for a in stats.accesses)) / p.lane_issue_per_s
+
+
+def access_instructions(a: Access, p: ModelParams) -> float:
+    """Lane instructions of one access site per launch: loopy counts its elements; a whole
+    vector moves in chunks of at most ``lane_access_bytes``, a lane-by-lane access one a lane."""
+    if a.per_lane or a.vec_width == 1:
+        return a.count
+    return a.count / a.vec_width * math.ceil(a.itemsize * a.vec_width / p.lane_access_bytes)
 
 
 def access_efficiency(a: Access, p: ModelParams, stats: KernelStats | None = None) -> float:

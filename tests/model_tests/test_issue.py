@@ -1,7 +1,7 @@
 """The issue bound of the compute term: on a GPU everything loopy counts, operations of every
-type (a mul feeding an add one multiply-add) and memory accesses, is one lane instruction at one
-a lane a cycle (the scalar multiply-add chains' peak / 2); a CPU has no such bound. Closed forms
-on hand-built statistics."""
+type (a mul feeding an add one multiply-add) and memory accesses (one a 16-byte chunk), is one
+lane instruction at one a lane a cycle (the scalar multiply-add chains' peak / 2); a CPU has no
+such bound. Closed forms on hand-built statistics."""
 
 from __future__ import annotations
 
@@ -55,6 +55,17 @@ def test_a_cpu_has_no_issue_bound():
     stats = _stats({"float32:add": 1e6, "int32:add": 4e6}, _loads(3e6))
     assert p.lane_issue_per_s == 0.0 and issue_time(stats, p) == 0.0
     assert predict(stats, p).terms["compute"] == pytest.approx(compute_time(stats, p))
+
+
+def test_a_vector_access_issues_one_instruction_a_chunk():
+    # 1e6 float4 items: 4e6 elements loaded whole (1e6 instructions), 4e6 loaded lane by lane
+    # (4e6), 8e6 elements of float8 (two 16-byte chunks each: 2e6)
+    p = params_from(PROFILE, GPU)
+    whole = Access("u", "global", "load", 4, 4, 4e6, 1)
+    lanes = Access("w", "global", "load", 4, 4, 4e6, 1, per_lane=True)
+    wide = Access("v", "global", "load", 4, 8, 8e6, 1)
+    stats = _stats({"float32:add": 1e6}, (whole, lanes, wide))
+    assert issue_time(stats, p) == pytest.approx((1e6 + 1e6 + 4e6 + 2e6) / 5e11)
 
 
 def test_the_committed_h200_profile_issues_a_lane_a_cycle():
