@@ -383,7 +383,7 @@ def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
         rmw = 2 if a.direction == "store" else 1
         instructions = a.count * rmw / (lanes * rows)
     else:
-        instructions = a.count / a.vec_width * math.ceil(size / chunk) / (lanes * rows)
+        instructions = access_instructions(a, p) / (lanes * rows)
     if a.direction == "load" and not a.per_lane:
         # loads of an address the item already holds are not issued (a lane-by-lane
         # instruction's whole vectors are counted once each already, and its lanes under
