@@ -105,10 +105,10 @@ class ModelParams:
     # window and prefetchers, however few items it runs
     little_over_items: bool = True
     # warp instructions a GPU issues, in lanes: one a lane a cycle, the scalar multiply-add
-    # chains' peak / 2 (a madd is 2 flops). Every operation and memory access loopy counts
-    # takes one (the H200's temporal streams executed 0.91–1.58× loopy's count of them, under
-    # Nsight Compute). 0: no issue bound (a CPU runtime vectorizes and fuses what loopy counts
-    # per item)
+    # chains' peak / 2 (a madd is 2 flops). Every operation loopy counts takes one, a memory
+    # access one a 16-byte chunk (the H200's temporal streams executed 0.91–1.58× loopy's count
+    # of them, under Nsight Compute). 0: no issue bound (a CPU runtime vectorizes and fuses
+    # what loopy counts per item)
     lane_issue_per_s: float = 0.0
     # a CPU runtime vectorizes its loop over a work-group's items (subgroup_size lanes) except
     # across work-group barriers, where it keeps each item's state in memory and runs the items

@@ -21,9 +21,9 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
 
 - compute: per instruction type, lane operations over the measured throughput of that type
   (loopy counts mul and add apart; a mul/add pair is one multiply-add), and on a GPU no less
-  than the issue of everything loopy counts, operations and memory accesses, one lane
-  instruction each at one a lane a cycle (``issue_time``), slowed below the ridge point of the
-  pipeline model (seed 000: throughput grows with concurrency until the ridge);
+  than the issue of everything loopy counts, an operation one lane instruction and a memory
+  access one a 16-byte chunk, at one a lane a cycle (``issue_time``), slowed below the ridge
+  point of the pipeline model (seed 000: throughput grows with concurrency until the ridge);
 - memory bandwidth: bytes actually moved over the measured copy bandwidth; an access whose
   neighbouring work items are ``stride`` elements apart moves whole sectors (coalescing), and
   repeated reads of an array that fits the measured cache come from the cache, not DRAM. Where
