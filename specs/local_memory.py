@@ -134,11 +134,11 @@ def sizes(point, device, quick):
     on PoCL's ~50 µs launch floor (57–70 µs for every point on a 16-core Xeon), which priced the
     local reads of Jacobi's ``strip`` scheme at 1.6× their measured time."""
     w = point["workgroup"]
+    full = 512 if w == 1 else max(1, ITEMS_PER_CU // w)  # groups a compute unit, full run
     if quick and device.device_type.upper() != "GPU":
-        per_cu = max(1, (512 if w == 1 else ITEMS_PER_CU // w) // CPU_QUICK_SHARE)
+        per_cu = max(1, full // CPU_QUICK_SHARE)
         return {"G": device.compute_units * per_cu, "K": _passes(point, False)}
-    per_cu = 2 if quick else (512 if w == 1 else max(1, ITEMS_PER_CU // w))
-    return {"G": device.compute_units * per_cu, "K": _passes(point, quick)}
+    return {"G": device.compute_units * (2 if quick else full), "K": _passes(point, quick)}
 
 
 def verify_sizes(point, device):
