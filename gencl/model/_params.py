@@ -116,6 +116,10 @@ class ModelParams:
     # True where the scalar chains ran faster than a core issues scalar multiply-adds, i.e. the
     # runtime did vectorize them across items
     barriers_serialize_items: bool = False
+    # the compiler unrolls a tile's fetch loop, a block's loads issued together
+    # (_stats._fetch_unrolled_rounds: NVIDIA's ptxas, read from its SASS); taken for any GPU,
+    # the only GPU compiler gencl has met. A CPU runtime's loop is priced a round a pass
+    fetch_loops_unrolled: bool = True
     # a loop a work item runs along the contiguous axis is vectorized by the compiler (a CPU
     # runtime: LLVM's loop vectorizer), so its iterations share line requests; a GPU thread
     # issues each iteration's access on its own
@@ -288,6 +292,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
                                           get("overlap_scalar_exponent", math.inf)),
         little_over_items=is_gpu,
         vectorizes_loops=not is_gpu,
+        fetch_loops_unrolled=is_gpu,
         lane_issue_per_s=sp / 2 if is_gpu else 0.0,
         barriers_serialize_items=not is_gpu and sp / (clock * max(cus, 1))
         > SCALAR_FLOPS_PER_CYCLE,

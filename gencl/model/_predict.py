@@ -634,7 +634,9 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # each resident item waits one latency per load round (a loop the code keeps; a chained
     # load's depth): the waves of items per compute unit × rounds × the rounds' latency
     # (_stats._item_trace, _stats._chained_load_rounds)
-    rounds = max(float((stats.extra.get("item_trace") or {}).get("load_rounds") or 0), chained)
+    trace = stats.extra.get("item_trace") or {}
+    counted = trace.get("fetch_unrolled_rounds") if p.fetch_loops_unrolled else None
+    rounds = max(float(counted or trace.get("load_rounds") or 0), chained)
     t_rounds = 0.0
     if rounds and not traffic:
         t_rounds = stats.work_items / max(p.compute_units, 1) / conc * rounds \

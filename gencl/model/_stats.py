@@ -16,7 +16,7 @@ import io
 import json
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ from gencl._json import dumps_json
 # statistics may linger in a cache; 36: the compiler's unrolled loops in the item trace but not
 # yet in the register walk's load lanes; 38: reloaded stores counted in kept loops' passes only;
 # 39: a sub-group's lines counted in the ragged second of two work-groups along an axis)
-STATS_VERSION = "40"
+STATS_VERSION = "41"
 
 
 @dataclass(frozen=True)
@@ -604,6 +604,64 @@ def _load_rounds(trace: list[TraceRow]) -> int:
     return int(bool(loads)) + sum(a != b for a, b in zip(loads, loads[1:]))
 
 
+#: the blocks an unrolled copy of a loop of t passes runs: ptxas unrolls a tile's fetch loop
+#: (global loads copied into local memory; a loop of run-time bounds loopy keeps) by four and
+#: ends it with a block of two passes and one of one, each block's loads issued before its
+#: stores (SASS of Jacobi's local tiles, H200, driver 580.159.04, CUDA 13.0's ptxas)
+FETCH_UNROLL = 4
+
+
+def _fetch_blocks(passes: int) -> list[tuple[str, int]]:
+    """The unrolled blocks a fetch loop of *passes* iterations runs, in order: a block of
+    ``FETCH_UNROLL`` passes while that many are left, then one of two, then one of one."""
+    blocks = [("whole", j) for j in range(passes // FETCH_UNROLL)]
+    rest = passes % FETCH_UNROLL
+    return blocks + ([("pair", 0)] if rest >= 2 else []) + ([("single", 0)] if rest % 2 else [])
+
+
+def _copies_into_local(lin: Any, insn: Any, arrays: Mapping[str, Any]) -> bool:
+    """Whether *insn* stores a global array's element into local memory (a tile's fetch)."""
+    import loopy as lp
+    from loopy.symbolic import get_dependencies
+
+    name = insn.assignee_var_names()[0]
+    # a static tile is a temporary, a dynamic one a kernel argument
+    target = lin.temporary_variables.get(name) or lin.arg_dict.get(name)
+    return (getattr(target, "address_space", None) == lp.AddressSpace.LOCAL
+            and bool(get_dependencies(insn.expression) & set(arrays)))
+
+
+def _fetch_unrolled_rounds(traces: Sequence[list[TraceRow]], fetch_runs: set[int]) -> int:
+    """Load rounds of a work-group's slowest sub-group where the compiler unrolls its tile's
+    fetch loops (``_fetch_blocks``): outside them as ``_load_rounds`` counts (the largest of
+    *traces*' items), and in each pass of the loops around a fetch loop one round a block that
+    any of the items runs. The items stand for the sub-group's lanes (its first, which takes a
+    tile's extra columns, and its last along the row, which does not): lanes that run
+    different blocks (three passes where the others run two: a pair, then a single pass) run
+    them one after the other.
+    *fetch_runs*: the instruction runs (``TraceRow`` order key's second last entry) that copy a
+    global load into local memory inside the innermost loop the code keeps."""
+    outside = 0
+    union: dict[tuple, set[tuple[str, int]]] = {}
+    for trace in traces:
+        keys: list[tuple] = []
+        passes: dict[tuple, set[int]] = {}
+        for row in trace:
+            if not row[3]:
+                continue
+            if row[0][-2] in fetch_runs and row[4]:
+                outer, inner = row[4][:-1], row[4][-1]
+                passes.setdefault(outer, set()).add(inner)
+                keys.append(outer + ("fetch",))
+            else:
+                keys.append(row[4])
+        rounds = int(bool(keys)) + sum(a != b for a, b in zip(keys, keys[1:]))
+        outside = max(outside, rounds - len(passes))
+        for outer, inner in passes.items():
+            union.setdefault(outer, set()).update(_fetch_blocks(len(inner)))
+    return outside + sum(len(blocks) for blocks in union.values())
+
+
 def _chained_load_rounds(lin: Any, env: Mapping[str, int]) -> int:
     """Load rounds of a work item whose loads wait for one another's data: 0 where no global
     load's subscript reads a value a global load gave in an earlier pass of its loop (a chase,
@@ -766,7 +824,8 @@ def _reloaded_stores(trace: list[TraceRow]) -> dict[str, int]:
 
 def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
                 groups_per_axis: tuple[int, ...],
-                lane_insns: frozenset[str] = frozenset()) -> dict[str, Any] | None:
+                lane_insns: frozenset[str] = frozenset(),
+                subgroup_size: int = 32) -> dict[str, Any] | None:
     """The global accesses of one interior work item of *lin* (``_linearized``) in program
     order, for the reuse distances of ``gencl.model._cache_reuse.trace_miss_shares``.
 
@@ -787,6 +846,8 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
 
     Returns {"length": positions, "arrays": {name: {"pos", "addr", "load", "bytes", "step"}},
     "groups": groups per axis, "local": the work-group shape, "load_rounds": rounds,
+    "fetch_unrolled_rounds": the rounds where the compiler unrolls a tile's fetch loop
+    (``_fetch_unrolled_rounds``; "load_rounds" where there is none),
     "extent": the items along each axis that run (the launch rounds up to whole groups),
     "issued_load_share": ``_issued_load_share`` over the instructions not in *lane_insns*,
     "reloaded_stores": ``_reloaded_stores``},
@@ -810,6 +871,7 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     # what does not depend on the item, once: each run's global subscripts, its domain (the
     # instruction's inames, the parameters fixed) and which of its dimensions order it
     prepared = []
+    fetch_runs: set[int] = set()  # a tile's fetch in a loop the code keeps (_fetch_blocks)
     for k, insn, loops in runs:
         every = _global_subscripts(insn.expression, arrays, every=True)
         # a lane-by-lane instruction's loads are counted apart (_lane_vector_loads): 0 here
@@ -825,6 +887,8 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
         # the loops up to the innermost one the code keeps: an unrolled loop around a
         # kept loop makes copies of it, each with its own iterations
         kept = [i for i, (_, n) in enumerate(loops) if n in names and n not in unrolled]
+        if kept and _copies_into_local(lin, insn, arrays):
+            fetch_runs.add(k)
         rolled = [(k_enter, names.index(n)) for k_enter, n in loops[:kept[-1] + 1]
                   if n in names] if kept else []
         inner = [names.index(n) for n in sorted(insn.within_inames)  # ilp: innermost
@@ -870,10 +934,18 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     # came; a work-group's first items take the extra iterations of a tile's fetch loop
     first = accesses({d: (g, 0) for d, (g, _) in mid.items()})
     rounds = max(_load_rounds(rows) for rows in (base, first))
+    fetch_rounds = rounds
+    if fetch_runs:
+        # the first sub-group's last lane along axis 0, in the first item's row: the fewest
+        # passes of a tile's fetch loop where the first item takes the most
+        lane = min(local_size[0], subgroup_size) - 1
+        last = accesses({**{d: (g, 0) for d, (g, _) in mid.items()}, 0: (mid[0][0], lane)})
+        fetch_rounds = _fetch_unrolled_rounds((base, first, last), fetch_runs)
     extent = _item_extents([(row[2], row[3]) for row in prepared], hw, groups_per_axis,
                            local_size)
     found = {"length": 0, "arrays": {}, "groups": list(groups_per_axis),
-             "local": list(local_size), "load_rounds": rounds, "extent": extent,
+             "local": list(local_size), "load_rounds": rounds,
+             "fetch_unrolled_rounds": fetch_rounds, "extent": extent,
              "issued_load_share": _issued_load_share(base),
              "reloaded_stores": _reloaded_stores(base)}
     if len(first) != len(base):
@@ -984,7 +1056,8 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int,
                     for lane, vectors, part in parts if part.default_entrypoint.instructions]
         sync_map = lp.get_synchronization_map(t_unit, subgroup_size=subgroup_size)
         try:
-            trace = _item_trace(lin, env, local_size, groups_per_axis, per_lane) \
+            trace = _item_trace(lin, env, local_size, groups_per_axis, per_lane,
+                                subgroup_size) \
                 if lin else None
         except Exception:  # noqa: BLE001 -- not affine, or isl cannot state it: no trace
             trace = None

@@ -927,3 +927,45 @@ def test_a_subscript_one_expression_repeats_is_loaded_once():
     stats = compute_stats(knl, {"n": 1 << 14}, subgroup_size=32)
     assert sum(a.count for a in stats.accesses if a.array == "u") == 4 * (1 << 14)
     assert stats.extra["item_trace"]["issued_load_share"] == {"u": pytest.approx(0.5)}
+
+
+JACOBI_TILE = {"dtype": "float32", "boundary": "padded", "temporal": "none", "sweeps": 1,
+               "temporal_points": [1, 1], "vector_width": 1}
+
+
+@pytest.mark.parametrize("local", ["static", "dynamic"])
+@pytest.mark.parametrize("block, workgroup, rounds, unrolled", [
+    # 34 × 6 tile: lanes 0-1 take 2 column passes (a pair), the rest 1 (a single); 2 row
+    # passes, then f's load: as the kept loop, 2 × 2 + 1
+    ((1, 1), [32, 4], 5, 5),
+    ((1, 1), [8, 4], 5, 5),    # 10 columns over 8 lanes: the same pair and single
+    # 66 × 10: lanes 0-1 take 3 (a pair, then a single), the rest 2 (the pair): 2 blocks a
+    # row pass where the kept loop takes 3; 5 row passes
+    ((2, 4), [32, 2], 16, 11),
+    # 130 × 6: 5 passes (four, then a single) and 4 (the four): 2 blocks, not 5; 2 row passes
+    ((4, 1), [32, 4], 11, 5),
+    # 34 × 18 over 16 × 16: lanes 0-1 take 3 passes, the rest 2; a sub-group spans two rows
+    ((2, 1), [16, 16], 7, 5),
+])
+def test_a_tiles_fetch_loop_runs_in_the_blocks_the_compiler_unrolls_it_to(
+        local, block, workgroup, rounds, unrolled):
+    """ptxas unrolls a tile's fetch loop by four, then a pair and a single pass, each block's
+    loads issued before its stores (the SASS of these tiles): a sub-group waits one round a
+    block any of its lanes runs, not one a pass. The kept loop's count stays for a CPU."""
+    from gencl.api import load
+
+    spec = load("tuning/jacobi.py")
+    point = {**JACOBI_TILE, "local": local, "block_x": block[0], "block_y": block[1],
+             "workgroup": workgroup}
+    stats = variant_stats(spec, point, {"n": 256}, subgroup_size=32)
+    trace = stats.extra["item_trace"]
+    assert (trace["load_rounds"], trace["fetch_unrolled_rounds"]) == (rounds, unrolled)
+    gpu, cpu = params_from({}, GPU), params_from({}, CPU)
+    assert gpu.fetch_loops_unrolled and not cpu.fetch_loops_unrolled
+    as_kept = dataclasses.replace(stats, extra={
+        **stats.extra, "item_trace": {**trace, "fetch_unrolled_rounds": rounds}})
+    # at the nominal GPU's numbers the rounds term, not Little's law, prices these tiles' latency
+    ratio = predict(stats, gpu).terms["memory_latency"] / \
+        predict(as_kept, gpu).terms["memory_latency"]
+    assert ratio == pytest.approx(unrolled / rounds)
+    assert predict(stats, cpu).terms == predict(as_kept, cpu).terms
