@@ -63,7 +63,7 @@ def main() -> None:
     engine = OpenCLEngine(args.device)
     probes = cases()
     if args.sizes == "small":
-        probes = [(k, p, {axis: 512 for axis in s}) for k, p, s in probes[3:4] + probes[-1:]]
+        probes = [(k, p, dict.fromkeys(s, 512)) for k, p, s in probes[3:4] + probes[-1:]]
     rows = []
     for kernel, point, sizes in probes:
         spec = load(kernel)

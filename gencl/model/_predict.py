@@ -631,9 +631,10 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     chained = float(stats.extra.get("chained_load_rounds") or 0)
     t_little = dram * p.global_latency_s / in_flight \
         if in_flight and p.little_over_items and not chained else 0.0
-    # each resident item waits one latency per load round (a loop the code keeps; a chained
-    # load's depth): the waves of items per compute unit × rounds × the rounds' latency
-    # (_stats._item_trace, _stats._chained_load_rounds)
+    # each resident item waits one latency per load round (a loop the code keeps, a tile's
+    # fetch loop a round per block where the compiler unrolls it; a chained load's depth):
+    # the waves of items per compute unit × rounds × the rounds' latency
+    # (_stats._item_trace, _stats._fetch_unrolled_rounds, _stats._chained_load_rounds)
     trace = stats.extra.get("item_trace") or {}
     counted = trace.get("fetch_unrolled_rounds") if p.fetch_loops_unrolled else None
     rounds = max(float(counted or trace.get("load_rounds") or 0), chained)

@@ -840,7 +840,8 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     The same walk counts the item's load rounds: the iterations of the loops the code keeps
     (not unrolled) that issue global loads, plus one for the loads outside them. A GPU issues a
     work item's instructions in order, so the loads of one iteration wait for the last one's
-    data (a tile's fetch loop: one global latency per iteration); the larger of an interior
+    data (a tile's fetch loop: one global latency per iteration, as the code keeps it; as
+    ptxas unrolls it, one per block: ``_fetch_unrolled_rounds``); the larger of an interior
     item's and its work-group's first item's count, since the first items take the extra
     iterations of a fetch loop and the group waits for them at its barrier.
 
