@@ -848,7 +848,7 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     Returns {"length": positions, "arrays": {name: {"pos", "addr", "load", "bytes", "step"}},
     "groups": groups per axis, "local": the work-group shape, "load_rounds": rounds,
     "fetch_unrolled_rounds": the rounds where the compiler unrolls a tile's fetch loop
-    (``_fetch_unrolled_rounds``; "load_rounds" where there is none),
+    (``_fetch_unrolled_rounds``; None where there is none),
     "extent": the items along each axis that run (the launch rounds up to whole groups),
     "issued_load_share": ``_issued_load_share`` over the instructions not in *lane_insns*,
     "reloaded_stores": ``_reloaded_stores``},
@@ -935,7 +935,7 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
     # came; a work-group's first items take the extra iterations of a tile's fetch loop
     first = accesses({d: (g, 0) for d, (g, _) in mid.items()})
     rounds = max(_load_rounds(rows) for rows in (base, first))
-    fetch_rounds = rounds
+    fetch_rounds = None
     if fetch_runs:
         # the first sub-group's last lane along axis 0, in the first item's row: the fewest
         # passes of a tile's fetch loop where the first item takes the most
