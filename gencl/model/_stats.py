@@ -596,12 +596,17 @@ def unrolled_inames(lin: Any, vector: set[str],
     return tagged | small
 
 
+def _rounds(keys: list[tuple]) -> int:
+    """Rounds of a sequence of loads' round keys in program order: a new one wherever the key
+    changes."""
+    return int(bool(keys)) + sum(a != b for a, b in zip(keys, keys[1:]))
+
+
 def _load_rounds(trace: list[TraceRow]) -> int:
     """Load rounds of a trace in program order: a new one wherever the next load is in another
     iteration of the kept loops than the last (the code's straight-line stretches between
     them are one round each)."""
-    loads = [row[4] for row in trace if row[3]]
-    return int(bool(loads)) + sum(a != b for a, b in zip(loads, loads[1:]))
+    return _rounds([row[4] for row in trace if row[3]])
 
 
 #: the blocks an unrolled copy of a loop of t passes runs: ptxas unrolls a tile's fetch loop
@@ -655,8 +660,7 @@ def _fetch_unrolled_rounds(traces: Sequence[list[TraceRow]], fetch_runs: set[int
                 keys.append(outer + ("fetch",))
             else:
                 keys.append(row[4])
-        rounds = int(bool(keys)) + sum(a != b for a, b in zip(keys, keys[1:]))
-        outside = max(outside, rounds - len(passes))
+        outside = max(outside, _rounds(keys) - len(passes))
         for outer, inner in passes.items():
             union.setdefault(outer, set()).update(_fetch_blocks(len(inner)))
     return outside + sum(len(blocks) for blocks in union.values())
