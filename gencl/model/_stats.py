@@ -944,8 +944,8 @@ def _item_trace(lin: Any, env: Mapping[str, int], local_size: tuple[int, ...],
         # the first sub-group's last lane along axis 0, in the first item's row: the fewest
         # passes of a tile's fetch loop where the first item takes the most
         lane = min(local_size[0], subgroup_size) - 1
-        last = accesses({**{d: (g, 0) for d, (g, _) in mid.items()}, 0: (mid[0][0], lane)})
-        fetch_rounds = _fetch_unrolled_rounds((base, first, last), fetch_runs)
+        row_end = accesses({**{d: (g, 0) for d, (g, _) in mid.items()}, 0: (mid[0][0], lane)})
+        fetch_rounds = _fetch_unrolled_rounds((base, first, row_end), fetch_runs)
     extent = _item_extents([(row[2], row[3]) for row in prepared], hw, groups_per_axis,
                            local_size)
     found = {"length": 0, "arrays": {}, "groups": list(groups_per_axis),
