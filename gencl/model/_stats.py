@@ -624,16 +624,21 @@ def _fetch_blocks(passes: int) -> list[tuple[str, int]]:
     return blocks + ([("pair", 0)] if rest >= 2 else []) + ([("single", 0)] if rest % 2 else [])
 
 
+def _in_local_memory(var: Any) -> bool:
+    """Whether a kernel argument or temporary lives in local memory: a static tile is a
+    temporary, a dynamic one (``__local`` argument) an argument loopy counts as global."""
+    import loopy as lp
+
+    return getattr(var, "address_space", None) == lp.AddressSpace.LOCAL
+
+
 def _copies_into_local(lin: Any, insn: Any, arrays: Mapping[str, Any]) -> bool:
     """Whether *insn* stores a global array's element into local memory (a tile's fetch)."""
-    import loopy as lp
     from loopy.symbolic import get_dependencies
 
     name = insn.assignee_var_names()[0]
-    # a static tile is a temporary, a dynamic one a kernel argument
     target = lin.temporary_variables.get(name) or lin.arg_dict.get(name)
-    return (getattr(target, "address_space", None) == lp.AddressSpace.LOCAL
-            and bool(get_dependencies(insn.expression) & set(arrays)))
+    return _in_local_memory(target) and bool(get_dependencies(insn.expression) & set(arrays))
 
 
 def _fetch_unrolled_rounds(traces: Sequence[list[TraceRow]], fetch_runs: set[int]) -> int:
@@ -1102,8 +1107,7 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int,
             var = args.get(mem.variable) or temps.get(mem.variable)
             width = _vec_width(var, env) if var is not None else 1
             # a __local argument (dynamic local memory) is counted by loopy as "global"
-            space = "local" if getattr(var, "address_space", None) == lp.AddressSpace.LOCAL \
-                else mem.mtype
+            space = "local" if _in_local_memory(var) else mem.mtype
             stride = (mem.lid_strides or {}).get(0)
             try:
                 lid0 = 0.0 if stride is None and 0 in _lid_axes(knl) else \
