@@ -612,8 +612,10 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     hits = 1.0 - misses / retouching if retouching else 1.0
     # a blocked row's misses find their sector in the last level only while every resident
     # item's lines fit it; the rest come from DRAM again, a sector each
-    # (_cache_reuse.last_level_hit_share). Lane-by-lane ones do not: Jacobi's branch-form
-    # float4 and float8 variants read 8.0–8.6 bytes a point from DRAM, 8 compulsory (counters)
+    # (_cache_reuse.last_level_hit_share). Lane-by-lane misses are left out of DRAM: Jacobi's
+    # branch-form rows of one or two vectors read 8–11 bytes a point from it, 8 compulsory, but
+    # wider blocks 30–290 (counters, docs/tuning.md "Lane-by-lane rows under Nsight Compute");
+    # sending their misses this way was tried there and priced the space no better
     if gap_misses and not traffic:
         dram += gap_misses * (1.0 - last_level_hit_share(stats, conc, p)) * p.sector_bytes
         t_bw = dram / bandwidth
