@@ -84,12 +84,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _points(spec: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
-    from gencl.spec import check_point
+    from gencl.spec import check_knob, check_point
 
     fixed = parse_knobs(args.knob)
-    if args.all:
-        for name, value in fixed.items():  # validate names/values, then filter the space
-            check_point(spec, {name: value})
+    if args.all:  # validate names/values, then filter the space
+        fixed = {name: check_knob(spec, name, value) for name, value in fixed.items()}
         return [p for p in spec.points() if all(p[k] == v for k, v in fixed.items())]
     if fixed:
         return [check_point(spec, fixed)]

@@ -256,6 +256,7 @@ BAD_COMMANDS = st.one_of(
         outside_vector_width.map(lambda v: f"vector_width={v}"),     # outside the space
         st.sampled_from(["vector_width", "=4", "dtype=float99"]))),
     _opt(["run", "copy"], "--knob", st.sampled_from(["dtype", "reads=3", "workgroup=7"])),
+    _opt(["verify", "copy"], "--knob", st.sampled_from(["dtype", "reads=3", "boundary=branch"])),
 )
 
 

@@ -14,6 +14,7 @@ import threading
 import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from gencl.errors import SpecError
 from gencl.spec._probe import SpecTimeLimit
@@ -334,19 +335,23 @@ def validate_spec(spec: BenchmarkSpec, *, check_program: bool = True) -> None:
         probe_spec(spec, file)
 
 
+def check_knob(spec: BenchmarkSpec, name: str, value: Any) -> Any:
+    """*value* of knob *name* as the space holds it; SpecError where either is not in it."""
+    axes = spec.axes
+    if name not in axes:
+        raise SpecError(spec.path, f"knob {name}",
+                        f"unknown knob or parameter (known: {', '.join(axes)})")
+    if isinstance(value, list) and tuple(value) in axes[name]:
+        value = tuple(value)  # [32, 4, 1] as space.json writes it
+    if value not in axes[name]:
+        raise SpecError(spec.path, f"knob {name}",
+                        f"value {value!r} is outside the space {axes[name]}")
+    return value
+
+
 def check_point(spec: BenchmarkSpec, point: dict) -> dict:
     """Validate a user-given (partial) point against the space and complete it."""
-    axes = spec.axes
-    point = dict(point)
-    for name, value in point.items():
-        if name not in axes:
-            raise SpecError(spec.path, f"knob {name}",
-                            f"unknown knob or parameter (known: {', '.join(axes)})")
-        if isinstance(value, list) and tuple(value) in axes[name]:
-            value = point[name] = tuple(value)  # [32, 4, 1] as space.json writes it
-        if value not in axes[name]:
-            raise SpecError(spec.path, f"knob {name}",
-                            f"value {value!r} is outside the space {axes[name]}")
+    point = {name: check_knob(spec, name, value) for name, value in point.items()}
     full = spec.complete(point)
     reason = spec.excluded(full)
     if reason:

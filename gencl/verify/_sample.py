@@ -96,20 +96,34 @@ def uncovered_pairs(axes: Mapping[str, Sequence[Any]], valid: Iterable[Mapping[s
 
 
 def choose_points(spec: Any, device: Any = None, *, sample: int | None = None,
-                  exhaustive: bool = False) -> tuple[list[dict[str, Any]], str]:
+                  exhaustive: bool = False, fixed: Mapping[str, Any] | None = None,
+                  ) -> tuple[list[dict[str, Any]], str]:
     """The points to check for *spec* and how they were chosen (for the report).
 
     The whole space when it is small (≤ ``ALL_POINTS_UP_TO``, or ≤ *sample*) or when *exhaustive*;
-    otherwise a pairwise covering sample, capped at *sample* points.
+    otherwise a pairwise covering sample, capped at *sample* points. *fixed* (``--knob``) keeps
+    the points with those values (each checked against the space first: ``SpecError`` names an
+    unknown knob or a value outside it) and chooses among them.
     """
-    valid = list(spec.points(device))
+    from gencl.spec import check_knob
+
+    fixed = {name: check_knob(spec, name, value) for name, value in (fixed or {}).items()}
+    valid = [p for p in spec.points(device) if all(p[k] == v for k, v in fixed.items())]
+    within = "".join(f", {k}={_shown(v)}" for k, v in fixed.items())
     threshold = ALL_POINTS_UP_TO if sample is None else sample
     if exhaustive or len(valid) <= threshold:
-        return valid, f"all {len(valid)} points"
-    first = spec.sweep_points(device)[:1]
+        return valid, f"all {len(valid)} points{within}"
+    first = [p for p in spec.sweep_points(device)[:1] if p in valid]
     chosen = covering_sample(spec.axes, valid, limit=sample, first=first)
     missing = uncovered_pairs(spec.axes, valid, chosen)
-    how = f"pairwise sample: {len(chosen)} of {len(valid)} points"
+    how = f"pairwise sample: {len(chosen)} of {len(valid)} points{within}"
     if missing:
         how += f" ({missing} value pairs not covered: --sample {sample} caps it)"
     return chosen, how
+
+
+def _shown(value: Any) -> str:
+    """A knob value as ``--knob`` takes it (``32x4`` for a work-group shape)."""
+    if isinstance(value, (tuple, list)):
+        return "x".join(str(v) for v in value)
+    return str(value)

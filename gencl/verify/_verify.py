@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from gencl.generate import GenerationFailure, generate_many
 from gencl.measure import OpenCLEngine
-from gencl.spec import BenchmarkSpec
+from gencl.spec import BenchmarkSpec, check_knob
 from gencl.verify import ptx as ptx_rules
 from gencl.verify._numerics import run_numerics, small_sizes
 from gencl.verify._result import VariantCheck, VerifyReport
@@ -18,7 +18,7 @@ from gencl.verify._sample import choose_points
 def verify(specs: Sequence[BenchmarkSpec], *, device: str | int | None = None,
            oclgrind: bool = False, ptx: bool = False, sample: int | None = None,
            exhaustive: bool = False, artifacts: str | Path | None = None,
-           oclgrind_timeout_s: float = 120.0,
+           oclgrind_timeout_s: float = 120.0, fixed: Mapping[str, Any] | None = None,
            on_check: Callable[[VariantCheck], None] | None = None) -> VerifyReport:
     """Check variants of *specs*: numerics always, oclgrind and PTX when asked.
 
@@ -27,9 +27,13 @@ def verify(specs: Sequence[BenchmarkSpec], *, device: str | int | None = None,
         device: where numerics (and PTX) run; oclgrind always runs on the simulator.
         sample: cap on points per spec (pairwise covering sample; the whole space if smaller).
         exhaustive: every point of every space, however large.
+        fixed: knob values every checked point has (``--knob``), for every spec.
         artifacts: folder for PTX files and build logs (``<variant>.ptx``, ``<variant>.log``).
         on_check: called with each variant's checks once they are complete (progress output).
     """
+    for spec in specs:  # a knob a spec lacks stops the run before any device work
+        for name, value in (fixed or {}).items():
+            check_knob(spec, name, value)
     engine = OpenCLEngine(device)  # on NVIDIA its builds print ptxas's summary
     want_ptx = ptx and engine.info.is_nvidia
     report = VerifyReport(engine.info.to_json(), [s.name for s in specs], oclgrind, want_ptx)
@@ -37,7 +41,8 @@ def verify(specs: Sequence[BenchmarkSpec], *, device: str | int | None = None,
         report.notes.append(f"PTX step skipped: {engine.info.name} ({engine.info.platform}) is "
                             "not an NVIDIA device, its program binary is not PTX")
     for spec in specs:
-        points, how = choose_points(spec, engine.info, sample=sample, exhaustive=exhaustive)
+        points, how = choose_points(spec, engine.info, sample=sample, exhaustive=exhaustive,
+                                    fixed=fixed)
         report.selection[spec.name] = how
         checks = _check_spec(engine, spec, points, oclgrind=oclgrind, ptx=want_ptx,
                              artifacts=Path(artifacts) if artifacts else None,

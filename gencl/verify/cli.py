@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gencl._commands import command, positive_float, positive_int
+from gencl._commands import command, knob_item, parse_knobs, positive_float, positive_int
 from gencl._json import dumps_json
 
 
@@ -17,6 +17,9 @@ def _configure(p: argparse.ArgumentParser) -> None:
                    help="also run each variant on oclgrind (races, uninitialized, out of bounds)")
     p.add_argument("--ptx", action="store_true",
                    help="inspect PTX on NVIDIA (skipped, and said so, elsewhere)")
+    p.add_argument("--knob", action="append", type=knob_item, metavar="NAME=VALUE",
+                   help="check only the points with this value (repeatable; every SPEC named "
+                        "must have the knob), e.g. one variant and its PTX")
     p.add_argument("--sample", type=positive_int, metavar="N",
                    help="at most N points per spec (pairwise covering sample)")
     p.add_argument("--all", action="store_true", help="every point of every space")
@@ -49,7 +52,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     artifacts = path.with_name(f"{path.stem}_ptx") if path and args.ptx else None
     report = verify(specs, device=args.device, oclgrind=args.oclgrind, ptx=args.ptx,
                     sample=args.sample, exhaustive=args.all, artifacts=artifacts,
-                    oclgrind_timeout_s=args.oclgrind_timeout)
+                    oclgrind_timeout_s=args.oclgrind_timeout, fixed=parse_knobs(args.knob))
     if to_stdout:
         print(dumps_json(report.to_json(), indent=1))
     else:

@@ -47,3 +47,31 @@ def test_choose_points_small_space_is_whole(tmp_path):
     assert len(points) == 4 and how == "all 4 points"
     points, how = choose_points(spec, sample=3)
     assert len(points) == 3 and how.startswith("pairwise sample")
+
+
+def test_choose_points_keeps_the_fixed_values_and_names_them():
+    from gencl.spec import load_spec
+    from gencl.verify import choose_points
+
+    spec = load_spec("tests/verify_tests/fixtures/foldable_chain.py")
+    name = next(n for n, values in spec.axes.items() if len(values) > 1)
+    value = spec.axes[name][-1]
+    whole, _ = choose_points(spec)
+    points, how = choose_points(spec, fixed={name: value})
+    assert points == [p for p in whole if p[name] == value] and 0 < len(points) < len(whole)
+    assert how == f"all {len(points)} points, {name}={value}"
+
+
+def test_choose_points_rejects_a_knob_outside_the_space():
+    import pytest
+
+    from gencl.errors import SpecError
+    from gencl.spec import load_spec
+    from gencl.verify import choose_points
+
+    spec = load_spec("tests/verify_tests/fixtures/foldable_chain.py")
+    with pytest.raises(SpecError, match="knob nope"):
+        choose_points(spec, fixed={"nope": 1})
+    name = next(iter(spec.axes))
+    with pytest.raises(SpecError, match=f"knob {name}: value"):
+        choose_points(spec, fixed={name: "not a value"})
