@@ -14,8 +14,8 @@ from typing import Any
 
 from gencl.measure._sweeps import compulsory_per_sweep, sweep_figures
 from gencl.spec import (
-    TEMPORAL_AXIS, baseline_variant, compulsory_bytes, flops_per_launch, matches, steps_per_launch,
-    variant_name)
+    TEMPORAL_AXIS, baseline_variant, compulsory_bytes, flops_per_launch, knob_text, matches,
+    steps_per_launch, variant_name)
 
 Record = Mapping[str, Any]
 #: rows of the table of fastest points when the spec names no variants
@@ -82,7 +82,7 @@ class _View:
                 continue
             r = self.best_of({**self.baseline_partial, axis: value})
             if r:
-                out[f"{axis}={_text(value)}"] = (t_base / self.per_step(r) - 1) * 100
+                out[f"{axis}={knob_text(value)}"] = (t_base / self.per_step(r) - 1) * 100
         return out
 
 
@@ -97,10 +97,6 @@ def _size(nbytes: float) -> str:
         if nbytes >= scale:
             return f"{nbytes / scale:.3g} {unit}"
     return f"{nbytes:.0f} B"
-
-
-def _text(value: Any) -> str:
-    return "x".join(map(str, value)) if isinstance(value, tuple | list) else str(value)
 
 
 def summarize_space(spec: Any, results: Sequence[Record], *, device: str,
@@ -259,7 +255,7 @@ def _variants_table(view: _View) -> list[str]:
             free = {k: v for k, v in r["point"].items() if k not in partial
                     and k not in view.fixed} if r else {}
             lines.append(f"| {name} | {view.us(r)} | {view.gbs(r)} | {view.gain(r)} | "
-                         f"{', '.join(f'{k}={_text(v)}' for k, v in free.items()) or '–'} |")
+                         f"{', '.join(f'{k}={knob_text(v)}' for k, v in free.items()) or '–'} |")
         return lines
     ranked = sorted(view.ok, key=view.per_step)[:TOP]
     lines = [f"## Fastest points (the spec names no variants: the best {len(ranked)})", "",
@@ -371,7 +367,7 @@ def plot_roofline(spec: Any, results: Sequence[Record], summary: Mapping[str, An
 
 def _slice_words(fixed: Mapping[str, Any]) -> str:
     """'; slice k=v, …' when the run fixed axes (not the whole space)."""
-    return f"; slice {', '.join(f'{k}={_text(v)}' for k, v in fixed.items())}" if fixed else ""
+    return f"; slice {', '.join(f'{k}={knob_text(v)}' for k, v in fixed.items())}" if fixed else ""
 
 
 def write_report(out: Path, spec: Any, results: Sequence[Record], header: Mapping[str, Any],

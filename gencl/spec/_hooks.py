@@ -100,12 +100,13 @@ def variant_name(spec: BenchmarkSpec, point: Point) -> str:
         if matches(point, partial):
             return name
     default = spec.complete({k: point[k] for k in spec.params if k in point})
-    diff = [f"{k}={_text(point[k])}" for k in spec.knobs if k in point and
+    diff = [f"{k}={knob_text(point[k])}" for k in spec.knobs if k in point and
             not _same(point[k], default.get(k))]
     return ",".join(diff) or "default"
 
 
-def _text(value: Any) -> str:
+def knob_text(value: Any) -> str:
+    """A knob value as ``--knob`` takes it and names show it (``32x4`` for a work-group)."""
     return "x".join(map(str, value)) if isinstance(value, tuple | list) else str(value)
 
 

@@ -105,11 +105,11 @@ def choose_points(spec: Any, device: Any = None, *, sample: int | None = None,
     the points with those values (each checked against the space first: ``SpecError`` names an
     unknown knob or a value outside it) and chooses among them.
     """
-    from gencl.spec import check_knob
+    from gencl.spec import check_knob, knob_text
 
     fixed = {name: check_knob(spec, name, value) for name, value in (fixed or {}).items()}
     valid = [p for p in spec.points(device) if all(p[k] == v for k, v in fixed.items())]
-    within = "".join(f", {k}={_shown(v)}" for k, v in fixed.items())
+    within = "".join(f", {k}={knob_text(v)}" for k, v in fixed.items())
     threshold = ALL_POINTS_UP_TO if sample is None else sample
     if exhaustive or len(valid) <= threshold:
         return valid, f"all {len(valid)} points{within}"
@@ -120,10 +120,3 @@ def choose_points(spec: Any, device: Any = None, *, sample: int | None = None,
     if missing:
         how += f" ({missing} value pairs not covered: --sample {sample} caps it)"
     return chosen, how
-
-
-def _shown(value: Any) -> str:
-    """A knob value as ``--knob`` takes it (``32x4`` for a work-group shape)."""
-    if isinstance(value, (tuple, list)):
-        return "x".join(str(v) for v in value)
-    return str(value)
