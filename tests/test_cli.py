@@ -44,6 +44,20 @@ def test_generate_writes_sources_and_manifest(tmp_path):
     assert "float4" in (tmp_path / entry["file"]).read_text()
 
 
+def test_generate_all_filters_by_a_value_its_default_point_excludes():
+    """``--all --knob`` keeps the space's points with the value: copy's default dtype cannot be
+    a vector, but float32 can (the value is checked alone, not as a completed point)."""
+    import argparse
+
+    from gencl.api import load
+    from gencl.cli import _points
+
+    spec = load("copy")
+    points = _points(spec, argparse.Namespace(knob=["vector_width=4"], all=True))
+    assert points and all(p["vector_width"] == 4 for p in points)
+    assert points == [p for p in spec.points() if p["vector_width"] == 4]
+
+
 def test_run_measures_and_writes_json(tmp_path):
     out = tmp_path / "r.json"
     proc = _gencl("run", "copy", "--quick", "--knob", "dtype=float32", "--repeats", "5",
