@@ -121,7 +121,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -148,6 +148,20 @@ class Criterion:
     hint: str
 
 
+#: ``Prediction.counts``: name → what it is (per launch)
+COUNTS = {
+    "first_level_requests": "cache-line requests of the global loads and stores (a sub-group "
+                            "instruction's distinct lines; gathers at their own rates apart)",
+    "retouch_hit_share": "share of the requests that come back to a line an instruction of "
+                         "the item touched before which the first level still holds",
+    "first_level_misses": "those re-touches the first level no longer holds: requests to the "
+                          "next level",
+    "dram_bytes": "bytes read from and written to DRAM",
+    "resident_items_per_cu": "work items one compute unit holds at once",
+    "load_rounds": "times an item waits for its loads' data (loops the code keeps)",
+}
+
+
 @dataclass(frozen=True)
 class Prediction:
     time_s: float
@@ -156,6 +170,9 @@ class Prediction:
     criteria: tuple[Criterion, ...]
     potential_speedup: float     # time / time at the limiting roof's peak
     steps: int = 1               # sweeps one launch runs
+    # what the terms price, per launch, in the units a hardware counter reads them (Nsight
+    # Compute's requests, misses, DRAM bytes; ``COUNTS``): the figures to check a term against
+    counts: dict[str, float] = field(default_factory=dict)
 
     @property
     def time_per_sweep_s(self) -> float:
@@ -704,8 +721,11 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
                          (1.0 / serial, body / max(lockstep, 1e-30)),
                          (min(1.0, t_bw / t_l2) if t_l2 else 1.0, body / max(no_halo, 1e-30)),
                          t_tail, t_reload)
+    counts = {"first_level_requests": requests, "retouch_hit_share": hits,
+              "first_level_misses": misses, "dram_bytes": dram,
+              "resident_items_per_cu": float(conc), "load_rounds": rounds}
     return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30),
-                      steps=steps)
+                      steps=steps, counts=counts)
 
 
 def overlap(terms: tuple[float, ...], exponent: float) -> float:

@@ -40,12 +40,32 @@ def print_explanation(name: str, point: Mapping[str, Any], sizes: Mapping[str, i
     for k, v in pred.terms.items():
         terms.add_row(k, f"{v * 1e6:.2f}")
     console.print(terms)
+    if pred.counts:
+        console.print(_counts_line(pred.counts, stats, params))
     crit = make_table("criterion (seed 001)", "value [0,1]", "potential speedup", "hint",
                       console=console)
     for c in pred.criteria:
         crit.add_row(c.name, f"{c.value:.2f}", f"{c.speedup:.2f}×",
                      c.hint if c.value < 0.95 else "")
     console.print(crit)
+
+
+def _counts_line(counts: Mapping[str, float], stats: KernelStats, params: ModelParams) -> str:
+    """What the terms price, as a counter would read it (``Prediction.counts``)."""
+    subgroups = stats.work_items / max(1, min(params.subgroup_size, stats.group_size))
+    requests = counts.get("first_level_requests", 0.0)
+    parts = [f"{requests:.3g} first-level requests ({requests / max(subgroups, 1):,.0f} a "
+             "sub-group)"]
+    if counts.get("first_level_misses"):
+        parts.append(f"{counts['retouch_hit_share'] * 100:.0f} % of the re-touches hit, "
+                     f"{counts['first_level_misses']:.3g} go on to the next level")
+    parts.append(f"{counts.get('dram_bytes', 0.0) / 1e6:,.1f} MB to and from DRAM")
+    parts.append(f"{counts.get('resident_items_per_cu', 0.0):,.0f} items resident a compute "
+                 "unit")
+    rounds = counts.get("load_rounds", 0.0)
+    if rounds:
+        parts.append(f"{rounds:g} load round{'' if rounds == 1 else 's'} an item")
+    return "model's counts per launch: " + "; ".join(parts)
 
 
 def print_accuracy_by_value(acc: Accuracy) -> None:

@@ -602,7 +602,7 @@ def test_gap_lines_span_the_loops_nested_inside_the_gap_filling_one(columns_oute
                                              "128": 4.0 * rows}
 
 @pytest.mark.parametrize("resident, hit", [(512, 1.0), (2048, 0.5)])
-def test_lane_by_lane_rereads_miss_the_first_level_beyond_its_size(resident, hit):
+def test_lane_by_lane_rereads_miss_the_first_level_beyond_its_size(resident, hit, capsys):
     """hit = min(1, L1 / (resident warps × lines per warp × line)); the misses cost one more
     request each at the measured next-level rate."""
     from gencl.model._cache_reuse import first_level_hit_share
@@ -627,6 +627,20 @@ def test_lane_by_lane_rereads_miss_the_first_level_beyond_its_size(resident, hit
     t = pred.terms["cache_requests"]
     assert t == pytest.approx(requests / 1e11 + misses / 4e10)
     assert misses > 0
+    # what the term prices, as a counter reads it (explain prints it; --json: counts)
+    assert pred.counts["first_level_requests"] == pytest.approx(requests)
+    assert pred.counts["first_level_misses"] == pytest.approx(misses)
+    assert pred.counts["retouch_hit_share"] == pytest.approx(0.5)  # 2048 items resident
+    assert pred.counts["resident_items_per_cu"] == 2048
+    assert pred.counts["dram_bytes"] == pytest.approx(8 << 20)  # each array read once
+    if resident == 2048:  # once: explain prints them
+        from gencl.model._report import print_explanation
+
+        capsys.readouterr()
+        print_explanation("k", {}, {}, stats, pred, p)
+        out = " ".join(capsys.readouterr().out.split())
+        assert f"{requests:.3g} first-level requests ({requests / 4096:,.0f} a sub-group)" in out
+        assert f"50 % of the re-touches hit, {misses:.3g} go on to the next level" in out
     # explain's criterion: the share that hits, and the time without the misses
     reuse = {c.name: c for c in pred.criteria}["first_level_reuse"]
     assert reuse.value == pytest.approx(0.5)

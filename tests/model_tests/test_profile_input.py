@@ -109,6 +109,13 @@ def test_explain_what_if_from_a_committed_profile(tmp_path, profile, name):
     assert data["point"]["workgroup"] == [128, 8]
     assert data["nominal_bottleneck_inputs"] == []
     assert 100e-6 < data["prediction"]["time_s"] < 1e-3
+    # what the terms price, as counters read it: every count named, DRAM near the compulsory
+    # 12 bytes a point (u and f read, u_new written)
+    from gencl.model._predict import COUNTS
+
+    counts = data["prediction"]["counts"]
+    assert set(counts) == set(COUNTS)
+    assert counts["dram_bytes"] == pytest.approx(12 * 8192 ** 2, rel=0.1)
 
 
 def test_accuracy_over_a_profiles_own_benchmark_records(tmp_path):
