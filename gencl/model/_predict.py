@@ -170,8 +170,8 @@ class Prediction:
     criteria: tuple[Criterion, ...]
     potential_speedup: float     # time / time at the limiting roof's peak
     steps: int = 1               # sweeps one launch runs
-    # what the terms price, per launch, in the units a hardware counter reads them (Nsight
-    # Compute's requests, misses, DRAM bytes; ``COUNTS``): the figures to check a term against
+    # what the terms price, per launch, as a profiler would count it (``COUNTS``: line
+    # requests, misses, DRAM bytes, …): the figures to check a term against on the device
     counts: dict[str, float] = field(default_factory=dict)
 
     @property
