@@ -3,11 +3,13 @@
     python tools/sass_rounds.py FILE… [--json]
 
 FILE is ``cuobjdump -sass`` text, or a PTX file as NVIDIA's OpenCL build returns it (the
-binary ``gencl verify --ptx`` and ``tools/unroll_probe.py`` keep), which is compiled first
-(``ptxas -arch=sm_90``, ``cuobjdump -sass``: the CUDA toolkit on PATH). One line a file: the
-longest loop of its kernel (a backward branch), and in one pass of its body the instructions,
-the global loads (``LDG``) and stores (``STG``, so a body the compiler unrolled can be divided
-by its stores), and the load rounds: the times the pass stops for a load's data.
+binary ``gencl verify --knob … --ptx --json FILE`` and ``tools/unroll_probe.py`` keep), which is
+compiled first (``ptxas -arch=sm_90``, ``cuobjdump -sass``: the CUDA toolkit on PATH). One line a
+file: the longest loop of its kernel (a backward branch), and in one pass of its body the
+instructions, the global loads (``LDG``) and stores (``STG``, so a body the compiler unrolled
+can be divided by its stores), and the load rounds: the times the pass stops for a load's data.
+A kernel without a loop is counted whole, in address order ("no loop: kernel"; both sides of a
+branch count, as the text holds them).
 
 The model (``gencl.model._stats._item_trace``) counts one load round an iteration of a loop
 the code keeps: every load of the iteration issued, then one wait. ptxas orders the body as
@@ -110,6 +112,16 @@ def loop_rounds(sass: str) -> LoopRounds | None:
     return LoopRounds(loop[0], loop[1], len(body), loads, stores, rounds)
 
 
+def kernel_rounds(sass: str) -> LoopRounds | None:
+    """The whole of a kernel without a loop as one pass, in address order (both sides of a
+    branch counted, as they lie in the text); None for text with no instruction."""
+    code = instructions(sass)
+    if not code:
+        return None
+    loads, stores, rounds = load_rounds([text for _, text in code])
+    return LoopRounds(code[0][0], code[-1][0], len(code), loads, stores, rounds)
+
+
 def sass_of(path: Path) -> str:
     """SASS text of *path*: as it stands, or compiled from PTX (NUL bytes of NVIDIA's OpenCL
     binary dropped) with ptxas and cuobjdump; ValueError where they are missing."""
@@ -138,16 +150,20 @@ def main(argv: list[str] | None = None) -> int:
             print(f"sass_rounds: {path}: no such file", file=sys.stderr)
             return 2
         try:
-            found = loop_rounds(sass_of(path))
+            sass = sass_of(path)
         except ValueError as err:
             print(f"sass_rounds: {err}", file=sys.stderr)
             return 2
+        found, what = loop_rounds(sass), "loop"
+        if found is None:  # straight-line code: the whole kernel is the one pass
+            found, what = kernel_rounds(sass), "no loop: kernel"
         if opts.json:
-            print(json.dumps({"file": str(path), **(asdict(found) if found else {})}))
+            print(json.dumps({"file": str(path), "loop": what == "loop",
+                              **(asdict(found) if found else {})}))
         elif found is None:
-            print(f"{path}\tno loop")
+            print(f"{path}\tno instructions")
         else:
-            print(f"{path}\tloop {found.start:#x}-{found.end:#x}\tinstructions "
+            print(f"{path}\t{what} {found.start:#x}-{found.end:#x}\tinstructions "
                   f"{found.instructions}\tloads {found.loads}\tstores {found.stores}\t"
                   f"rounds {found.rounds}")
     return 0

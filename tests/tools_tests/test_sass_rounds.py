@@ -63,13 +63,25 @@ def test_the_longest_loop_is_taken_and_a_kernel_without_one_says_so(tmp_path, ca
     looped.write_text(LOOP)
     assert tool.main([str(straight), str(looped)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].endswith("no loop")
+    assert out[0].split("\t")[1:] == ["no loop: kernel 0x0-0x0", "instructions 1", "loads 0",
+                                      "stores 0", "rounds 0"]
     assert out[1].split("\t")[1:] == ["loop 0x10-0xa0", "instructions 10", "loads 5",
                                       "stores 1", "rounds 4"]
     assert tool.main(["--json", str(looped)]) == 0
     assert json.loads(capsys.readouterr().out) == {
-        "file": str(looped), "start": 0x10, "end": 0xa0, "instructions": 10, "loads": 5,
-        "stores": 1, "rounds": 4}
+        "file": str(looped), "loop": True, "start": 0x10, "end": 0xa0, "instructions": 10,
+        "loads": 5, "stores": 1, "rounds": 4}
+
+
+def test_a_kernel_without_a_loop_is_one_pass_in_address_order():
+    """Two loads issued together, one wait, a third load used after: two rounds; both stores."""
+    body = sass("LDG.E R4, desc[UR4][R2.64]", "LDG.E R5, desc[UR4][R2.64+0x4]",
+                "FADD R6, R4, R5", "LDG.E R7, desc[UR4][R2.64+0x8]", "FADD R6, R6, R7",
+                "STG.E desc[UR4][R8.64], R6", "STG.E desc[UR4][R8.64+0x4], R6", "EXIT")
+    found = tool.kernel_rounds(body)
+    assert (found.start, found.end, found.instructions) == (0x0, 0x70, 8)
+    assert (found.loads, found.stores, found.rounds) == (3, 2, 2)
+    assert tool.kernel_rounds("no SASS here") is None
 
 
 def test_a_missing_file_is_one_line_and_status_2(tmp_path, capsys):
