@@ -84,12 +84,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _points(spec: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
-    from gencl.spec import check_knob, check_point
+    from gencl.spec import check_knob, check_point, matches
 
     fixed = parse_knobs(args.knob)
     if args.all:  # validate names/values, then filter the space
         fixed = {name: check_knob(spec, name, value) for name, value in fixed.items()}
-        return [p for p in spec.points() if all(p[k] == v for k, v in fixed.items())]
+        return [p for p in spec.points() if matches(p, fixed)]
     if fixed:
         return [check_point(spec, fixed)]
     return spec.sweep_points(quick=getattr(args, "quick", False))

@@ -101,25 +101,27 @@ def load_rounds(body: list[str]) -> tuple[int, int, int]:
     return loads, stores, rounds
 
 
+def _one_pass(code: list[tuple[int, str]]) -> LoopRounds:
+    """*code* (addresses and instructions, in order, at least one) counted as one pass."""
+    loads, stores, rounds = load_rounds([text for _, text in code])
+    return LoopRounds(code[0][0], code[-1][0], len(code), loads, stores, rounds)
+
+
 def loop_rounds(sass: str) -> LoopRounds | None:
     """The longest loop of *sass* and one pass of its body; None without a loop."""
     code = instructions(sass)
     loop = longest_loop(code)
     if loop is None:
         return None
-    body = [text for address, text in code if loop[0] <= address <= loop[1]]
-    loads, stores, rounds = load_rounds(body)
-    return LoopRounds(loop[0], loop[1], len(body), loads, stores, rounds)
+    return _one_pass([(address, text) for address, text in code
+                      if loop[0] <= address <= loop[1]])
 
 
 def kernel_rounds(sass: str) -> LoopRounds | None:
     """The whole of a kernel without a loop as one pass, in address order (both sides of a
     branch counted, as they lie in the text); None for text with no instruction."""
     code = instructions(sass)
-    if not code:
-        return None
-    loads, stores, rounds = load_rounds([text for _, text in code])
-    return LoopRounds(code[0][0], code[-1][0], len(code), loads, stores, rounds)
+    return _one_pass(code) if code else None
 
 
 def sass_of(path: Path) -> str:

@@ -105,10 +105,10 @@ def choose_points(spec: Any, device: Any = None, *, sample: int | None = None,
     the points with those values (each checked against the space first: ``SpecError`` names an
     unknown knob or a value outside it) and chooses among them.
     """
-    from gencl.spec import check_knob, knob_text
+    from gencl.spec import check_knob, knob_text, matches
 
     fixed = {name: check_knob(spec, name, value) for name, value in (fixed or {}).items()}
-    valid = [p for p in spec.points(device) if all(p[k] == v for k, v in fixed.items())]
+    valid = [p for p in spec.points(device) if matches(p, fixed)]
     within = "".join(f", {k}={knob_text(v)}" for k, v in fixed.items())
     threshold = ALL_POINTS_UP_TO if sample is None else sample
     if exhaustive or len(valid) <= threshold:
