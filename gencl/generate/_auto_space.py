@@ -3,14 +3,15 @@
 A user's tuning spec may declare no knobs at all. Its untransformed loopy program says what can
 be tuned, and ``analyse_program`` reads it:
 
-* the **output**: the one global array the kernel writes, each axis indexed by one iname plus a
-  constant (``u_new[k + 1, j + 1, i + 16]``): those inames are the parallel axes, outermost first,
-  the one indexing the last (contiguous) axis last;
+* the **outputs**: the global arrays the kernel writes, each by one instruction and all at the
+  same point, each axis indexed by one iname plus a constant (``u_new[k + 1, j + 1, i + 16]``;
+  a curl's ``wx``, ``wy``, ``wz`` at one subscript): those inames are the parallel axes,
+  outermost first, the one indexing the last (contiguous) axis last;
 * the **neighbour offsets** per axis: the range of ``index − iname`` of every read over the
   instruction's domain (loopy's access map as an isl piecewise affine function), relative to the
   output's own offset: the stencil's halo;
 * which arrays can take a **vector axis**: those whose last axis the contiguous iname indexes;
-  a width is offered when the output and every such array keep whole vectors aligned (last-axis
+  a width is offered when the outputs and every such array keep whole vectors aligned (last-axis
   offset and row length multiples of the width, the extent a size parameter plus a multiple);
 * **short loops** (constant trip count ≤ 16, e.g. a radius loop), and which of them move the
   read offset along the outermost axis.
@@ -86,7 +87,7 @@ class Axis:
 class Stencil:
     """What ``analyse_program`` read off a program (see the module docstring)."""
 
-    output: str
+    outputs: tuple[str, ...]                        # written point by point, in program order
     axes: tuple[Axis, ...]                          # outermost → contiguous
     reads: tuple[str, ...]                          # global arrays the kernel only reads
     halos: Mapping[str, tuple[tuple[int, int], ...]]  # per read array, per axis
@@ -99,13 +100,19 @@ class Stencil:
     vector_loops: tuple[str, ...]    # reductions around reads along the contiguous axis
     itemsize: int
     notes: tuple[str, ...] = field(default=())
-    #: the output's update: dependent operations on its longest path as written, and with its
+    #: the outputs' updates: dependent operations on the longest path as written, and with the
     #: sums balanced (short loops written out; ``knobs.sum_order``)
     update_paths: tuple[int, int] = (0, 0)
 
     @property
     def ndim(self) -> int:
         return len(self.axes)
+
+    @property
+    def output(self) -> str:
+        """The first output (the one array of a ping-pong update, which the temporal
+        schemes take)."""
+        return self.outputs[0]
 
 
 class NotAStencil(Exception):
@@ -185,7 +192,7 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     """Read the stencil shape off an untransformed program.
 
     Raises:
-        NotAStencil: the program is not one array written point by point over parallel inames.
+        NotAStencil: the program is not arrays written point by point over parallel inames.
     """
     import loopy as lp
     import numpy as np
@@ -195,15 +202,27 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     globals_ = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)
                 and a.address_space == lp.AddressSpace.GLOBAL}
     written = [n for n in knl.get_written_variables() if n in globals_]
-    if len(written) != 1:
-        raise NotAStencil(f"writes {len(written)} global arrays (the derived space needs one)")
-    output = written[0]
-    writes: list[Any] = [i.assignee for i in knl.instructions if isinstance(i, lp.Assignment)
-                         and isinstance(i.assignee, prim.Subscript)
-                         and getattr(i.assignee.aggregate, "name", None) == output]
-    if len(writes) != 1:
-        raise NotAStencil(f"{output} is written by {len(writes)} instructions (needs one)")
-    index = writes[0].index_tuple
+    if not written:
+        raise NotAStencil("writes no global array")
+    # the outputs in program order, each written by one instruction at one subscript
+    order = [getattr(i.assignee.aggregate, "name", None) for i in knl.instructions
+             if isinstance(i, lp.Assignment) and isinstance(i.assignee, prim.Subscript)]
+    outputs = tuple(sorted(written, key=lambda n: order.index(n) if n in order else len(order)))
+    indices = {}
+    for output in outputs:
+        writes = [i.assignee for i in knl.instructions if isinstance(i, lp.Assignment)
+                  and isinstance(i.assignee, prim.Subscript)
+                  and getattr(i.assignee.aggregate, "name", None) == output]
+        if len(writes) != 1:
+            raise NotAStencil(f"{output} is written by {len(writes)} instructions (needs one)")
+        indices[output] = writes[0].index_tuple
+    output = outputs[0]
+    index = indices[output]
+    apart = [n for n in outputs[1:] if indices[n] != index]
+    if apart:
+        raise NotAStencil(f"{apart[0]}[{', '.join(map(str, indices[apart[0]]))}] is not written "
+                          f"at {output}'s point [{', '.join(map(str, index))}] (the derived space "
+                          "needs every output at one point)")
     inames, out_offsets = [], []
     for expr in index:
         terms = _affine(expr)
@@ -251,7 +270,7 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     last = axes[-1]
     vec_arrays = sorted(n for n in globals_ if any(
         last.iname in _deps(sub.index_tuple[-1]) for _, sub, _ in _reads(knl)
-        if sub.aggregate.name == n) or n == output)
+        if sub.aggregate.name == n) or n in outputs)
     transposed = any(last.iname in _deps(e) for _, sub, _ in _reads(knl)
                      if sub.aggregate.name in vec_arrays for e in sub.index_tuple[:-1])
     widths = []
@@ -277,19 +296,19 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     tile_array = max((n for n in halo_arrays if any(h != (0, 0) for h in halo_arrays[n])),
                      key=lambda n: accesses[n], default=None)
     return Stencil(
-        output=output, axes=tuple(axes), reads=tuple(reads), halos=halo_arrays,
+        outputs=outputs, axes=tuple(axes), reads=tuple(reads), halos=halo_arrays,
         tile_array=tile_array, vector_arrays=tuple(vec_arrays), vector_widths=tuple(widths),
         temporaries=temporaries, short_loops=tuple(short),
         stream_loops=tuple(sorted(stream_loops & {s for s, _ in short})),
         vector_loops=tuple(sorted(vector_loops)),
         itemsize=int(np.dtype(globals_[output].dtype.numpy_dtype).itemsize),
-        update_paths=_update_paths(t, output, short))
+        update_paths=_update_paths(t, outputs, short))
 
 
-def _update_paths(t: lp.TranslationUnit, output: str, short: list[tuple[str, int]]
-                  ) -> tuple[int, int]:
-    """(as written, balanced) critical paths of the instruction writing *output*, its short
-    loops' sums written out as full unrolling writes them."""
+def _update_paths(t: lp.TranslationUnit, outputs: tuple[str, ...],
+                  short: list[tuple[str, int]]) -> tuple[int, int]:
+    """(as written, balanced) critical paths of the instructions writing *outputs*, the
+    longest of each, their short loops' sums written out as full unrolling writes them."""
     import loopy as lp
 
     from gencl.generate.knobs.sum_order import balance, critical_path
@@ -300,9 +319,10 @@ def _update_paths(t: lp.TranslationUnit, output: str, short: list[tuple[str, int
             t = unroll(t, name, "full")
         except Exception:  # noqa: BLE001 -- a loop full unrolling cannot take stays a loop
             pass
-    update = next(i.expression for i in t.default_entrypoint.instructions
-                  if isinstance(i, lp.Assignment) and output in i.assignee_var_names())
-    return critical_path(update), critical_path(balance(update))
+    updates = [i.expression for i in t.default_entrypoint.instructions
+               if isinstance(i, lp.Assignment) and set(outputs) & set(i.assignee_var_names())]
+    return (max(critical_path(u) for u in updates),
+            max(critical_path(balance(u)) for u in updates))
 
 
 def _constant_length(knl: lp.LoopKernel, iname: str) -> int | None:
@@ -616,7 +636,7 @@ def describe_space(spec: BenchmarkSpec, device: Any = None) -> list[str]:
     elif st is not None:
         out = st.axes
         lines.append(f"{spec.name}: space derived from the program ({st.ndim}-D stencil writing "
-                     f"{st.output}; reads {', '.join(st.reads)})")
+                     f"{', '.join(st.outputs)}; reads {', '.join(st.reads)})")
         lines.append("  axes, outermost first: " + "; ".join(
             f"{a.iname} over {a.extent}, halo {a.halo[0]:+d}..{a.halo[1]:+d}" for a in out))
         if st.vector_arrays and st.vector_widths:

@@ -68,6 +68,43 @@ def test_derived_axes_do_not_depend_on_names():
     assert other["workgroup"].options == {"inames": ("x", "y", "z")}
 
 
+def _two_outputs(second_index: str):
+    """A 2-D step writing b at (j + 1, i + 1) and c at *second_index*, both from a."""
+    return lp.make_kernel(
+        "{[j, i]: 0 <= j < n and 0 <= i < n}",
+        f"""
+        b[j + 1, i + 16] = a[j, i + 16] - a[j + 2, i + 16]
+        c[{second_index}] = a[j + 1, i + 15] - a[j + 1, i + 17]
+        """,
+        [lp.GlobalArg("a", np.float32, shape=("n + 2", "n + 32")),
+         lp.GlobalArg("b", np.float32, shape=("n + 2", "n + 32"), is_output=True),
+         lp.GlobalArg("c", np.float32, shape=("n + 2", "n + 32"), is_output=True),
+         lp.ValueArg("n", np.int32)], target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+
+
+def test_outputs_written_at_one_point_share_the_derived_space():
+    """A kernel writing several arrays at one point (a gradient's two components, a curl's
+    three) is one stencil: every output keeps whole vectors, the halo is the union of the
+    reads', and the longest update sets the sum order's paths; the temporal schemes, which
+    carry one array, are not offered."""
+    st = analyse_program(_two_outputs("j + 1, i + 16"))
+    assert st.outputs == ("b", "c") and st.output == "b" and st.reads == ("a",)
+    assert [a.halo for a in st.axes] == [(-1, 1), (-1, 1)]
+    assert set(st.vector_arrays) == {"a", "b", "c"} and 4 in st.vector_widths
+    spec = dataclasses.replace(star_spec(), program=lambda p: _two_outputs("j + 1, i + 16"),
+                               hooks=ApplicationHooks(ping_pong=(("b", "a"),)))
+    knobs = derive_space(spec).knobs
+    assert "temporal" not in knobs and {"vector_width", "workgroup"} <= set(knobs)
+    assert "writing b, c" in describe_space(with_derived_space(spec))[0]
+
+
+def test_outputs_written_at_different_points_are_not_one_stencil():
+    derived = derive_space(dataclasses.replace(
+        star_spec(), program=lambda p: _two_outputs("j + 1, i + 17")))
+    assert derived.knobs == {}
+    assert "c[j + 1, i + 17] is not written at b's point" in derived.reason
+
+
 def test_a_program_that_is_not_a_stencil_keeps_an_empty_space():
     t = lp.make_kernel("{[i]: 0 <= i < n}", "b[2 * i] = a[i]",
                        [lp.GlobalArg("a", np.float32, shape=("n",)),

@@ -25,7 +25,8 @@ from gencl.spec import load_spec
 from gencl.spec.stencil_step import GRID_2D, GRID_3D, from_padded, to_padded
 
 SUITE = ("laplace3d", "star3d_r4", "box3d27", "box2d9", "vardiff3d", "star2d_r2", "advect3d",
-         "aniso2d", "mehrstellen3d", "wave3d", "biharm2d", "edge3d19", "wave2d", "div3d")
+         "aniso2d", "mehrstellen3d", "wave3d", "biharm2d", "edge3d19", "wave2d", "div3d",
+         "curl3d", "sobel2d")
 #: largest tile volume run at whole-tile sizes (keeps the numpy reference cheap)
 MAX_POINTS = 1 << 20
 
@@ -163,40 +164,45 @@ def test_metrics_count_the_compulsory_traffic(name):
     from loopy.symbolic import get_dependencies
 
     knl = spec.program(point).default_entrypoint
-    (insn,) = knl.instructions
     arrays = {a.name for a in knl.args if len(getattr(a, "shape", None) or ()) == len(sizes)}
-    read = set(get_dependencies(insn.expression)) & arrays  # a leapfrog's w too: read, written
-    assert spec.metrics["bytes"](point, sizes) == (len(read) + 1) * 8 * interior
+    # a leapfrog's w too: read and written
+    read = set().union(*(get_dependencies(i.expression) for i in knl.instructions)) & arrays
+    written = set().union(*(i.assignee_var_names() for i in knl.instructions)) & arrays
+    assert spec.metrics["bytes"](point, sizes) == (len(read) + len(written)) * 8 * interior
     assert spec.metrics["points"](point, sizes) == interior
     assert spec.metrics["flops"](point, sizes) > interior
 
 
-def written_and_read(spec, point) -> tuple[str, str]:
-    """The array the update writes and one it reads: a ping-pong pair's output and input, or
-    (a kernel whose output is not fed back, div3d) the program's output and first input grid."""
+def written_and_read(spec, point) -> tuple[list[str], str]:
+    """The arrays the update writes and one it reads: a ping-pong pair's output and input, or
+    (a kernel whose outputs are not fed back: div3d, curl3d) the program's outputs and first
+    input grid."""
     if spec.hooks.ping_pong:
-        return spec.hooks.ping_pong[0]
+        written, read = spec.hooks.ping_pong[0]
+        return [written], read
     knl = spec.program(point).default_entrypoint
     grids = [a for a in knl.args if getattr(a, "shape", None)]
-    (written,) = [a.name for a in grids if a.is_output]
-    return written, next(a.name for a in grids if not a.is_output)
+    return [a.name for a in grids if a.is_output], next(a.name for a in grids if not a.is_output)
 
 
 @pytest.mark.parametrize("name", SUITE)
 def test_reference_keeps_the_boundary_and_updates_the_interior(name):
-    """The written array (a ping-pong pair's output) changes at every interior point and nowhere
-    else: its boundary is kept whatever it held before (u_new: the boundary and NaN inside;
-    a leapfrog's w: the level before)."""
+    """Each written array (a ping-pong pair's output) changes at every interior point and
+    nowhere else: its boundary is kept whatever it held before (u_new: the boundary and NaN
+    inside; a leapfrog's w: the level before)."""
     spec = load_spec(name)
     point = spec.complete({})
     sizes = spec.verify_sizes(point, None)
     values = spec.inputs(point, sizes, np.random.default_rng(2))
-    output, source = written_and_read(spec, point)
-    out = spec.reference(values, point, sizes)[output]
-    assert np.isnan(out).sum() == np.isnan(values[source]).sum()  # the pad columns, NaN in both
-    changed = ~np.isnan(out) & ~(out == values[output])
+    outputs, source = written_and_read(spec, point)
+    expected = spec.reference(values, point, sizes)
     interior = math.prod(sizes.values())
-    assert 0.9 * interior < changed.sum() <= interior
+    for output in outputs:
+        out = expected[output]
+        # the pad columns, NaN in both
+        assert np.isnan(out).sum() == np.isnan(values[source]).sum(), output
+        changed = ~np.isnan(out) & ~(out == values[output])
+        assert 0.9 * interior < changed.sum() <= interior, output
 
 
 @pytest.mark.parametrize("name,dtype", [(n, d) for n in SUITE for d in ("float32", "float64")])
@@ -217,8 +223,8 @@ def test_naive_peer_kernel_matches_the_reference(engine, name, dtype):
     ctx = SimpleNamespace(inputs=spec.inputs(point, sizes, np.random.default_rng(5)),
                           sizes=sizes, point=point)
     host = module.logical_inputs(ctx)
-    output, _ = written_and_read(spec, point)
-    want = module.logical_reference(ctx)[output]
+    outputs, _ = written_and_read(spec, point)
+    want = module.logical_reference(ctx)
     real = "double" if dtype == "float64" else "float"
     source = portable_source(module.NAIVE, "opencl", real)
     kernel = getattr(cl.Program(engine.ctx, source).build(), name)
@@ -237,11 +243,12 @@ def test_naive_peer_kernel_matches_the_reference(engine, name, dtype):
     extents = [sizes[n] for n in grid.extents]
     global_size = tuple(-(-n // b) * b for n, b in zip(extents, block))
     cl.enqueue_nd_range_kernel(engine.queue, kernel, global_size, block).wait()
-    got = np.empty_like(host[output])
-    cl.enqueue_copy(engine.queue, got, bufs[output]).wait()
     from gencl.measure import compare
-    assert compare(got, want, spec.tolerance[dtype]) <= 1.0
-    assert not np.isnan(got[(slice(1, -1),) * got.ndim]).any()
+    for output in outputs:
+        got = np.empty_like(host[output])
+        cl.enqueue_copy(engine.queue, got, bufs[output]).wait()
+        assert compare(got, want[output], spec.tolerance[dtype]) <= 1.0, output
+        assert not np.isnan(got[(slice(1, -1),) * got.ndim]).any(), output
 
 
 @pytest.mark.parametrize("radius", [1, 2, 4])

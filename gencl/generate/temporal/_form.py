@@ -114,6 +114,9 @@ def read_temporal_form(t: lp.TranslationUnit,
     except NotAStencil as exc:
         raise NotTemporal(f"not a stencil: {exc}") from None
     knl = t.default_entrypoint
+    if len(st.outputs) > 1:
+        raise NotTemporal(f"writes {len(st.outputs)} arrays ({', '.join(st.outputs)}): the "
+                          "schemes carry one")
     partners = [inp for out, inp in ping_pong if out == st.output]
     if not partners:
         raise NotTemporal(f"no ping-pong pair has the written array {st.output} as its output "
