@@ -3,7 +3,8 @@
 The tree follows the pipeline: ``spec`` → ``generate`` → ``measure`` → ``characterize`` →
 ``profile`` → ``model`` → ``tune`` → ``verify``; ``api`` is one call per command (re-exported
 here, lazily: ``gencl.tune(spec, ...)``, ``gencl.space``, ``gencl.explain``, ``gencl.profile``,
-``gencl.verify``, ``gencl.simulate``, ``gencl.run``, ``gencl.solve``, ``gencl.load``) and
+``gencl.verify``, ``gencl.simulate``, ``gencl.run``, ``gencl.solve``, ``gencl.rank``,
+``gencl.load``) and
 ``cli`` a face over it.
 """
 
@@ -19,12 +20,12 @@ from gencl._version import __version__
 if TYPE_CHECKING:
     from gencl.profile import DeviceProfile
 
-__all__ = ["__version__", "describe", "explain", "load", "load_profile", "profile", "run",
-           "simulate", "solve", "space", "tune", "verify"]
+__all__ = ["__version__", "describe", "explain", "load", "load_profile", "profile", "rank",
+           "run", "simulate", "solve", "space", "tune", "verify"]
 
 #: API calls whose name is also a stage package: the package itself is callable
 _PACKAGES = ("tune", "space", "verify", "profile")
-_FUNCTIONS = ("explain", "load", "run", "simulate", "solve", "describe")
+_FUNCTIONS = ("explain", "load", "rank", "run", "simulate", "solve", "describe")
 
 
 def __getattr__(name: str) -> Any:

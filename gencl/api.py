@@ -30,8 +30,9 @@ if TYPE_CHECKING:
     from gencl.tune._run import TuneRun
     from gencl.verify import VerifyReport
 
-__all__ = ["Explanation", "describe", "explain", "generate_space", "load", "model_accuracy",
-           "profile", "report", "run", "simulate", "solve", "space", "tune", "verify"]
+__all__ = ["Explanation", "Ranking", "describe", "explain", "generate_space", "load",
+           "model_accuracy", "profile", "rank", "report", "run", "simulate", "solve", "space",
+           "tune", "verify"]
 
 
 def load(spec: str | os.PathLike[str] | BenchmarkSpec) -> BenchmarkSpec:
@@ -161,22 +162,67 @@ def explain(spec: str | os.PathLike[str] | BenchmarkSpec, *,
 
     *profile* alone (no *device*) is a what-if: the profiled device is priced, at its own
     problem sizes, whether or not it is present on this machine."""
-    from gencl.device import select_device
-    from gencl.model import (
-        explain as _explain, load_device_profile, load_params, params_from_profile)
+    from gencl.model import explain as _explain
     from gencl.spec import check_point
 
     s = load(spec)
-    if profile and device is None:
-        device_profile = load_device_profile(profile)
-        info, params = device_profile.device, params_from_profile(device_profile)
-    else:
-        _, info = select_device(device)
-        params = load_params(info.to_json(), profile=profile)
+    info, params = _pricing(device, profile)
     point = check_point(s, dict(knobs or {}))
     at = {**s.sizes(point, info, quick), **dict(sizes or {})}
     stats, pred = _explain(s, point, at, params)
     return Explanation(point, at, stats, pred, params)
+
+
+def _pricing(device: str | int | None, profile: str | None) -> tuple[Any, ModelParams]:
+    """(device info, model params): the profiled device itself for *profile* alone (a
+    what-if, the device need not be here), else *device* (the default one) priced by
+    *profile* or its own committed profile."""
+    from gencl.device import select_device
+    from gencl.model import load_device_profile, load_params, params_from_profile
+
+    if profile and device is None:
+        device_profile = load_device_profile(profile)
+        return device_profile.device, params_from_profile(device_profile)
+    _, info = select_device(device)
+    return info, load_params(info.to_json(), profile=profile)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """A space as the model orders it (``rank``): nothing built or run."""
+
+    ranked: list[Any]          # gencl.model.RankedPoint, fastest prediction per sweep first
+    pick: Any                  # the variant the model would run (gencl.model.model_pick)
+    tied: list[Any]            # priced within TIE_SHARE of the fastest: the pick's tie
+    unpriced: list[tuple[dict[str, Any], str]]   # points loopy could not count, and why
+    params: ModelParams
+
+
+def rank(spec: str | os.PathLike[str] | BenchmarkSpec, *,
+         knobs: Mapping[str, Any] | None = None, sizes: Mapping[str, int] | None = None,
+         quick: bool = False, device: str | int | None = None, profile: str | None = None,
+         progress: Callable[[int], None] | None = None) -> Ranking:
+    """Every point of the space (those with the values *knobs* fixes) priced by the model on
+    a device or, with *profile* alone, on the profiled device wherever it is: the variants it
+    would try first, and the one it would run. Points are the space within the device's
+    limits, each at that device's problem sizes (*sizes* override)."""
+    from gencl.errors import GenclError
+    from gencl.model import model_pick, rank_points, tied
+    from gencl.spec import check_knob, matches
+
+    s = load(spec)
+    fixed = {name: check_knob(s, name, value) for name, value in (knobs or {}).items()}
+    info, params = _pricing(device, profile)
+    points = [p for p in s.points(info) if matches(p, fixed)]
+    if not points:
+        raise GenclError(f"{s.path or s.name}: no point of the space on {params.device} has "
+                         + ", ".join(f"{k}={v}" for k, v in fixed.items()))
+    at = [{**s.sizes(p, info, quick), **dict(sizes or {})} for p in points]
+    ranked, unpriced = rank_points(s, points, at, params, progress=progress)
+    if not ranked:
+        raise GenclError(f"{s.path or s.name}: the model could price no point "
+                         f"({unpriced[0][1]})")
+    return Ranking(ranked, model_pick(ranked), tied(ranked), unpriced, params)
 
 
 def model_accuracy(spec: str | os.PathLike[str] | BenchmarkSpec, cache: str | os.PathLike[str],

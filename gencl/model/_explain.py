@@ -48,6 +48,39 @@ def predict_variant(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int
     return predict(stats, params, steps=steps, traffic=traffic, flops_per_update=per_update)
 
 
+@dataclass(frozen=True)
+class RankedPoint:
+    """A point of a space as the model prices it (``rank_points``)."""
+
+    point: dict[str, Any]
+    sizes: dict[str, int]
+    prediction: Prediction
+
+    @property
+    def predicted_s(self) -> float:
+        """Per sweep: what the tuner compares (``model_pick`` reads it)."""
+        return self.prediction.time_per_sweep_s
+
+    @property
+    def serial_s(self) -> float:
+        return self.prediction.serial_per_sweep_s
+
+
+def rank_points(spec: Any, points: Sequence[Mapping[str, Any]],
+                sizes: Sequence[Mapping[str, int]], params: ModelParams, *,
+                workers: int | None = None, progress: Any = None
+                ) -> tuple[list[RankedPoint], list[tuple[dict[str, Any], str]]]:
+    """Every point priced, fastest prediction per sweep first, and the points loopy could not
+    count with the reason. Nothing is built or run: the ranking a guided search starts from,
+    for a device that need not be here."""
+    stats = points_stats(spec, points, sizes, params, workers=workers, progress=progress)
+    preds = predict_from_stats(spec, points, sizes, stats, params)
+    ranked = [RankedPoint(dict(p), dict(z), q) for p, z, q in zip(points, sizes, preds) if q]
+    unpriced = [(dict(p), s) for p, s in zip(points, stats) if isinstance(s, str)]
+    ranked.sort(key=lambda r: r.predicted_s)
+    return ranked, unpriced
+
+
 def _stats_in_worker(args: tuple[Any, dict[str, Any], dict[str, int], int]) -> Any:
     """Statistics of one point; *args* name the spec by path (a worker process) or hold it."""
     from gencl.spec import load_spec

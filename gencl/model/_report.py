@@ -104,3 +104,43 @@ def print_repeat(repeat: Mapping[str, Any]) -> None:
           "noise, one far below it by its own terms); the model against the second run: "
           f"ρ = {rho(repeat['model_spearman'])}, within ±15 %: "
           f"{share(repeat['model_within_15pct'])}")
+
+
+def print_ranking(spec: Any, ranking: Any, top: int) -> None:
+    """The *top* fastest predictions of ``gencl.api.rank``, the model's pick and its tie."""
+    import statistics
+
+    from gencl.model._pick import TIE_SHARE
+    from gencl.report_console import make_console, make_table
+    from gencl.spec import knob_text
+
+    console = make_console()
+    ranked, params = ranking.ranked, ranking.params
+    varying = [k for k in spec.axes if len({knob_text(r.point[k]) for r in ranked}) > 1]
+
+    def name(point: Mapping[str, Any]) -> str:
+        return ", ".join(f"{k}={knob_text(point[k])}" for k in varying) or "the one point"
+
+    times = [r.predicted_s for r in ranked]
+    console.print(f"[bold]{spec.name}[/] on {params.device}: {len(ranked)} points priced "
+                  f"at {dict(ranked[0].sizes)}, nothing built or run; fastest "
+                  f"{times[0] * 1e6:.1f} µs, median {statistics.median(times) * 1e6:.1f}, "
+                  f"slowest {times[-1] * 1e6:.1f} (per sweep)")
+    if params.profile_note:
+        console.print(f"[yellow]warning:[/] {params.profile_note}")
+    table = make_table("#", "predicted µs", "bottleneck", "variant", console=console)
+    for i, r in enumerate(ranked[:top], 1):
+        table.add_row(str(i), f"{r.predicted_s * 1e6:.1f}", r.prediction.bottleneck,
+                      name(r.point))
+    console.print(table)
+    console.print(f"the model's pick: {name(ranking.pick.point)}, "
+                  f"{ranking.pick.predicted_s * 1e6:.1f} µs"
+                  + (f" (of {len(ranking.tied)} priced within {TIE_SHARE:.0%} of the fastest, "
+                     "the one whose terms sum lowest)" if len(ranking.tied) > 1 else ""))
+    guessed = nominal_inputs(ranking.pick.prediction.bottleneck, params)
+    if guessed:
+        console.print(f"[yellow]warning:[/] the pick's bottleneck is priced by nominal "
+                      f"numbers, not measured: {', '.join(guessed)}")
+    if ranking.unpriced:
+        console.print(f"{len(ranking.unpriced)} points not priced (loopy could not count "
+                      f"them), the first: {ranking.unpriced[0][1]}")

@@ -25,6 +25,10 @@ def _cfg_explain(p: argparse.ArgumentParser) -> None:
                    help="with --accuracy: a second measurement of the same space on the same "
                    "device, scored against the first as the model is (how far the "
                    "measurement's own noise lets a model go), and the model against it")
+    p.add_argument("--rank", nargs="?", type=int, const=10, metavar="N",
+                   help="price every point of the space (those with the --knob values) and "
+                   "print the N fastest predictions (default 10; --json: every point) and the "
+                   "variant the model would run; nothing is built or run")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -58,6 +62,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         from gencl.errors import GenclError
 
         raise GenclError("--repeat: scores a second run against --accuracy's; give --accuracy")
+    if args.rank is not None:
+        return _rank(args)
     e = api.explain(args.spec, knobs=parse_knobs(args.knob), sizes=parse_sizes(args.size),
                     quick=args.quick, device=args.device, profile=args.profile)
     if args.json:
@@ -71,4 +77,31 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     print_explanation(api.load(args.spec).name, e.point, e.sizes, e.stats, e.prediction,
                       e.params)
+    return 0
+
+
+def _rank(args: argparse.Namespace) -> int:
+    """``--rank``: the space as the model orders it."""
+    from gencl import api
+    from gencl.model import point_key
+
+    spec = api.load(args.spec)
+    ranking = api.rank(spec, knobs=parse_knobs(args.knob), sizes=parse_sizes(args.size),
+                       quick=args.quick, device=args.device, profile=args.profile)
+    if args.json:
+        def row(r):
+            return {"point": r.point, "sizes": r.sizes,
+                    "predicted_s_per_sweep": r.predicted_s, **r.prediction.to_json()}
+        print(dumps_json({"spec": spec.name, "device": ranking.params.device,
+                          "params": ranking.params.sources,
+                          "pick": row(ranking.pick),
+                          "tied": [point_key(r.point) for r in ranking.tied],
+                          "ranked": [row(r) for r in ranking.ranked],
+                          "unpriced": [{"point": p, "reason": why}
+                                       for p, why in ranking.unpriced]},
+                         indent=1, default=str))
+        return 0
+    from gencl.model._report import print_ranking
+
+    print_ranking(spec, ranking, args.rank)
     return 0
