@@ -205,17 +205,15 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     if not written:
         raise NotAStencil("writes no global array")
     # the outputs in program order, each written by one instruction at one subscript
-    order = [getattr(i.assignee.aggregate, "name", None) for i in knl.instructions
-             if isinstance(i, lp.Assignment) and isinstance(i.assignee, prim.Subscript)]
-    outputs = tuple(sorted(written, key=lambda n: order.index(n) if n in order else len(order)))
-    indices = {}
+    assigned = [(i.assignee.aggregate.name, i.assignee.index_tuple) for i in knl.instructions
+                if isinstance(i, lp.Assignment) and isinstance(i.assignee, prim.Subscript)
+                and getattr(i.assignee.aggregate, "name", None) in written]
+    outputs = tuple(dict.fromkeys([name for name, _ in assigned] + written))
     for output in outputs:
-        writes = [i.assignee for i in knl.instructions if isinstance(i, lp.Assignment)
-                  and isinstance(i.assignee, prim.Subscript)
-                  and getattr(i.assignee.aggregate, "name", None) == output]
-        if len(writes) != 1:
-            raise NotAStencil(f"{output} is written by {len(writes)} instructions (needs one)")
-        indices[output] = writes[0].index_tuple
+        count = sum(name == output for name, _ in assigned)
+        if count != 1:
+            raise NotAStencil(f"{output} is written by {count} instructions (needs one)")
+    indices = dict(assigned)
     output = outputs[0]
     index = indices[output]
     apart = [n for n in outputs[1:] if indices[n] != index]
