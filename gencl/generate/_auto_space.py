@@ -319,8 +319,8 @@ def _update_paths(t: lp.TranslationUnit, outputs: tuple[str, ...],
             pass
     updates = [i.expression for i in t.default_entrypoint.instructions
                if isinstance(i, lp.Assignment) and set(outputs) & set(i.assignee_var_names())]
-    return (max(critical_path(u) for u in updates),
-            max(critical_path(balance(u)) for u in updates))
+    return (max(critical_path(update) for update in updates),
+            max(critical_path(balance(update)) for update in updates))
 
 
 def _constant_length(knl: lp.LoopKernel, iname: str) -> int | None:
