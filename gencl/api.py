@@ -191,6 +191,7 @@ def _pricing(device: str | int | None, profile: str | None) -> tuple[Any, ModelP
 class Ranking:
     """A space as the model orders it (``rank``): nothing built or run."""
 
+    spec: BenchmarkSpec        # as loaded, its space derived
     ranked: list[Any]          # gencl.model.RankedPoint, fastest prediction per sweep first
     pick: Any                  # the variant the model would run (gencl.model.model_pick)
     tied: list[Any]            # priced within TIE_SHARE of the fastest: the pick's tie
@@ -222,7 +223,7 @@ def rank(spec: str | os.PathLike[str] | BenchmarkSpec, *,
     if not ranked:
         raise GenclError(f"{s.path or s.name}: the model could price no point "
                          f"({unpriced[0][1]})")
-    return Ranking(ranked, model_pick(ranked), tied(ranked), unpriced, params)
+    return Ranking(s, ranked, model_pick(ranked), tied(ranked), unpriced, params)
 
 
 def model_accuracy(spec: str | os.PathLike[str] | BenchmarkSpec, cache: str | os.PathLike[str],

@@ -85,9 +85,9 @@ def _rank(args: argparse.Namespace) -> int:
     from gencl import api
     from gencl.model import point_key
 
-    spec = api.load(args.spec)
-    ranking = api.rank(spec, knobs=parse_knobs(args.knob), sizes=parse_sizes(args.size),
+    ranking = api.rank(args.spec, knobs=parse_knobs(args.knob), sizes=parse_sizes(args.size),
                        quick=args.quick, device=args.device, profile=args.profile)
+    spec = ranking.spec
     if args.json:
         def row(r):
             return {"point": r.point, "sizes": r.sizes,
