@@ -1,0 +1,84 @@
+"""tools/ncu_vs_model.py: Nsight Compute's counters beside the model's counts, on counters an
+H200 measured (2026-11-28: sobel2d and star2d_r2 as CUDA, 64 × 4 groups, 8192²) and priced here
+from the committed H200 profile."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOL = ROOT / "tools" / "ncu_vs_model.py"
+DATA = Path(__file__).resolve().parent / "data"
+TIMES = DATA / "ncu_vs_model_times.txt"
+NCU = DATA / "ncu_vs_model_ncu.csv"
+H200 = ROOT / "bench_results" / "nvidia-h200"
+SOBEL = H200 / "sobel2d" / "single-sweep" / "space.json"
+SIZES = ["--size", "ny=8192", "--size", "nx=8192"]
+
+_spec = importlib.util.spec_from_file_location("ncu_vs_model", TOOL)
+tool = importlib.util.module_from_spec(_spec)
+sys.modules["ncu_vs_model"] = tool
+_spec.loader.exec_module(tool)
+
+
+def test_launches_pair_with_the_variants_in_order():
+    times = tool.read_times(TIMES.read_text())
+    launches = tool.read_ncu(NCU.read_text())
+    assert [name for name, _, _ in times] == ["sobel2d", "sobel2d", "star2d_r2"]
+    assert [p["vector_width"] for _, p, _ in times] == [1, 4, 4]
+    assert times[1][2] == pytest.approx(215.7e-6)
+    assert len(launches) == 3
+    # ncu's thousands separators read as numbers: sobel2d float reads 4 bytes a point, writes 8
+    assert launches[0]["dram__bytes_read.sum"] == 269_561_856
+    assert launches[0]["dram__bytes_write.sum"] / 8192**2 == pytest.approx(7.66, abs=0.01)
+
+
+def test_the_model_prices_what_the_counter_counts(capsys):
+    rc = tool.main(["--times", str(TIMES), "--ncu", str(NCU), "--profile", str(H200),
+                    "--space", str(SOBEL), *SIZES, "--json"])
+    assert rc == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["spec"] for r in rows] == ["sobel2d", "sobel2d", "star2d_r2"]
+    sobel = rows[1]
+    # p read once, gx and gy written once: 12 bytes a point, the counter's 11.6 (its own
+    # sectors; the model's figure is a closed form here, as the arrays' bytes)
+    dram = sobel["dram_bytes"]
+    assert dram["model"] / dram["per_point"] == pytest.approx(12.0)
+    assert dram["ncu"] / dram["per_point"] == pytest.approx(11.63, abs=0.01)
+    # the OpenCL record of the same point, from the committed space, beside the CUDA time
+    assert sobel["opencl_s"] == pytest.approx(207.5e-6, rel=0.01)
+    assert sobel["cuda_s"] == pytest.approx(215.7e-6)
+    assert sobel["predicted_s"] > 0 and sobel["bottleneck"]
+    # star2d_r2 is in no space given: no OpenCL time, the registers estimated
+    assert rows[2]["opencl_s"] is None and rows[2]["predicted_s"] > 0
+    # a metric ncu was not asked for stays unmeasured, not zero
+    assert sobel["first_level_requests"]["ncu"] is None
+
+
+def test_a_table_a_line_a_variant(capsys):
+    assert tool.main(["--times", str(TIMES), "--ncu", str(NCU), "--profile", str(H200),
+                      *SIZES]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4 and "model / ncu" in lines[0]
+    assert "12 / 11.6" in lines[2]
+
+
+def test_more_variants_than_launches_is_a_one_line_error(tmp_path, capsys):
+    times = tmp_path / "times.txt"
+    times.write_text(TIMES.read_text() + TIMES.read_text().splitlines()[0] + "\n")
+    assert tool.main(["--times", str(times), "--ncu", str(NCU), "--profile", str(H200),
+                      *SIZES]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ncu_vs_model: 4 variants timed but 3 launches profiled")
+    assert "\n" not in err
+
+
+def test_the_metrics_to_ask_ncu_for(capsys):
+    assert tool.main(["--metrics"]) == 0
+    metrics = capsys.readouterr().out.strip().split(",")
+    assert "dram__bytes_read.sum" in metrics and "gpu__time_duration.sum" in metrics

@@ -1,0 +1,178 @@
+"""Nsight Compute's counters of gencl variants beside what the model prices for them.
+
+    gencl generate KERNEL --knob … --out DIR                  # one folder a variant
+    python tools/opencl_to_cuda.py DIR… --size … > times.txt
+    ncu --csv --metrics "$(python tools/ncu_vs_model.py --metrics)" \\
+        python tools/opencl_to_cuda.py DIR… --size … --reps 1 > ncu.csv
+    python tools/ncu_vs_model.py --times times.txt --ncu ncu.csv \\
+        --profile bench_results/nvidia-h200 [--space SPACE.json …] [--json]
+
+One line a variant: its CUDA time, the model's prediction, and each figure the model prices
+(``gencl.model._predict.COUNTS``: DRAM bytes, first-level requests, resident items) beside the
+counter that measures it, per point of the domain. The variants pair with ncu's launches in
+order: ``opencl_to_cuda.py --reps 1`` launches each once, in the order it prints them.
+
+The model prices the device of ``--profile`` as ``gencl explain --profile`` does (a what-if:
+that device's own parameters, wherever this runs). ``--space`` takes each point's OpenCL record
+from the measured spaces of that device: its time (beside the CUDA one: trust a translation's
+counters only where the two agree) and its build log's registers, which the prediction then
+uses as ``gencl explain --accuracy`` does; without it the model estimates the registers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+#: the model's figure (``Prediction.counts``) and the Nsight Compute metrics that sum to it
+COUNTERS = {
+    "dram_bytes": ("dram__bytes_read.sum", "dram__bytes_write.sum"),
+    "first_level_requests": ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                             "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
+}
+#: what else a line shows: the translation's time, its warps a compute unit (achieved)
+TIME = "gpu__time_duration.sum"
+WARPS = "sm__warps_active.avg.per_cycle_active"
+METRICS = (TIME, WARPS, *(m for names in COUNTERS.values() for m in names))
+
+
+def read_times(text: str) -> list[tuple[str, dict[str, Any], float]]:
+    """(spec name, point, CUDA median in seconds) of each line ``opencl_to_cuda.py`` printed."""
+    out = []
+    for line in text.splitlines():
+        fields = line.split("\t")
+        if len(fields) < 4 or not fields[3].startswith("median "):
+            continue
+        name = fields[0].rsplit("-", 1)[0]
+        out.append((name, json.loads(fields[1]), float(fields[3].split()[1]) * 1e-6))
+    return out
+
+
+def read_ncu(text: str) -> list[dict[str, float]]:
+    """Each launch's metrics, in launch order, from ``ncu --csv`` (its own lines before the
+    table, such as ``==PROF==``, skipped)."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if start is None:
+        raise ValueError("no ncu --csv table (a header line starting with \"ID\")")
+    launches: dict[str, dict[str, float]] = {}
+    for row in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
+        value = row["Metric Value"].replace(",", "")
+        try:
+            launches.setdefault(row["ID"], {})[row["Metric Name"]] = float(value)
+        except ValueError:
+            continue
+    return [launches[k] for k in sorted(launches, key=int)]
+
+
+def record_key(spec: str, point: dict[str, Any]) -> str:
+    return spec + json.dumps(point, sort_keys=True)
+
+
+def space_records(paths: list[str]) -> dict[str, dict[str, Any]]:
+    """Measured spaces' ok records by spec and point."""
+    records = {}
+    for path in paths:
+        for r in json.loads(Path(path).read_text())["results"]:
+            if r.get("status") == "ok":
+                records[record_key(r["spec"], r["point"])] = r
+    return records
+
+
+def compare(times: list[tuple[str, dict[str, Any], float]], launches: list[dict[str, float]],
+            profile: str, records: dict[str, dict[str, Any]],
+            sizes: dict[str, int]) -> list[dict[str, Any]]:
+    """One row a variant: the model's prediction and counts beside the counters."""
+    from gencl import api
+    from gencl.model import load_device_profile, params_from_profile
+    from gencl.model._explain import predict_points
+
+    if len(times) != len(launches):
+        raise ValueError(f"{len(times)} variants timed but {len(launches)} launches profiled: "
+                         "profile the same folders with --reps 1")
+    device_profile = load_device_profile(profile)
+    params = params_from_profile(device_profile)
+    rows = []
+    for (name, point, cuda_s), counters in zip(times, launches):
+        spec = api.load(name)
+        at = {**spec.sizes(point, device_profile.device, False), **sizes}
+        record = records.get(record_key(name, point))
+        pred = predict_points(spec, [point], [at], params, workers=1,
+                              build_logs=[record.get("build_log") if record else None])[0]
+        points = math.prod(at.values())
+        row: dict[str, Any] = {"spec": name, "point": point, "sizes": at, "cuda_s": cuda_s,
+                               "opencl_s": record["median_s"] if record else None,
+                               "predicted_s": pred.time_s if pred else None,
+                               "bottleneck": pred.bottleneck if pred else None,
+                               "warps_per_cu": counters.get(WARPS)}
+        for count, metrics in COUNTERS.items():
+            measured = sum(counters[m] for m in metrics) if all(m in counters for m in metrics) \
+                else None
+            row[count] = {"model": pred.counts.get(count) if pred else None, "ncu": measured,
+                          "per_point": points}
+        rows.append(row)
+    return rows
+
+
+def text(rows: list[dict[str, Any]]) -> str:
+    """The rows as a table: times in µs, counts per point of the domain."""
+    def per_point(cell: dict[str, Any]) -> str:
+        return " / ".join("—" if v is None else f"{v / cell['per_point']:.3g}"
+                          for v in (cell["model"], cell["ncu"]))
+
+    def us(v: float | None) -> str:
+        return "—" if v is None else f"{v * 1e6:.1f}"
+
+    out = ["spec  point  | CUDA µs  OpenCL µs  predicted µs  bottleneck | "
+           + " | ".join(f"{c} a point (model / ncu)" for c in COUNTERS) + " | warps a CU"]
+    for r in rows:
+        knobs = ",".join(f"{k}={v}" for k, v in r["point"].items()
+                         if k not in ("dtype", "temporal", "sweeps", "temporal_points"))
+        warps = r["warps_per_cu"]
+        out.append(f"{r['spec']}  {knobs} | {us(r['cuda_s'])}  {us(r['opencl_s'])}  "
+                   f"{us(r['predicted_s'])}  {r['bottleneck']} | "
+                   + " | ".join(per_point(r[c]) for c in COUNTERS)
+                   + f" | {'—' if warps is None else f'{warps:.1f}'}")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--metrics", action="store_true",
+                    help="print the metrics to give ncu --metrics, and stop")
+    ap.add_argument("--times", type=Path, help="what opencl_to_cuda.py printed")
+    ap.add_argument("--ncu", type=Path, help="ncu --csv's output for the same folders, --reps 1")
+    ap.add_argument("--profile", help="the device's committed profile (folder or profile.json)")
+    ap.add_argument("--space", action="append", default=[],
+                    help="a measured space of that device (OpenCL times, build logs; repeatable)")
+    ap.add_argument("--size", action="append", default=[], metavar="NAME=INT",
+                    help="the sizes the variants ran at (as given to opencl_to_cuda.py)")
+    ap.add_argument("--json", action="store_true", help="the rows as JSON")
+    opts = ap.parse_args(argv)
+    from gencl.errors import GenclError
+
+    if opts.metrics:
+        print(",".join(METRICS))
+        return 0
+    if not (opts.times and opts.ncu and opts.profile):
+        print("ncu_vs_model: --times, --ncu and --profile are needed", file=sys.stderr)
+        return 2
+    try:
+        sizes = {k: int(v) for k, v in (s.split("=", 1) for s in opts.size)}
+        rows = compare(read_times(opts.times.read_text()), read_ncu(opts.ncu.read_text()),
+                       opts.profile, space_records(opts.space), sizes)
+    except (OSError, ValueError, KeyError, GenclError) as exc:
+        print(f"ncu_vs_model: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(rows, indent=1) if opts.json else text(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
