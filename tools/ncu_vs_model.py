@@ -8,9 +8,16 @@
         --profile bench_results/nvidia-h200 [--space SPACE.json …] [--json]
 
 One line a variant: its CUDA time, the model's prediction, and each figure the model prices
-(``gencl.model._predict.COUNTS``: DRAM bytes, first-level requests, resident items) beside the
-counter that measures it, per point of the domain. The variants pair with ncu's launches in
-order: ``opencl_to_cuda.py --reps 1`` launches each once, in the order it prints them.
+that a counter measures (``gencl.model._predict.COUNTS``): the DRAM bytes of a launch
+(``dram__bytes_read`` + ``_write``), and the warps a compute unit holds (the model's resident
+items over the sub-group width, the counter's achieved average). The variants pair with ncu's
+launches in order: ``opencl_to_cuda.py --reps 1`` launches each once, in the order it prints them.
+
+Not paired: the model's ``first_level_requests`` count the cache lines each sub-group
+instruction touches, ncu's ``l1tex__t_requests`` one a warp instruction, whatever lines it
+touches (H200, sobel2d at 64 × 4, 8192²: 21.0 million of each for ``float``, but 23.1 million
+lines against 5.8 million requests for ``float4``, whose instructions touch four lines each).
+The tool prints the warp instructions apart (``--metrics`` asks for them).
 
 The model prices the device of ``--profile`` as ``gencl explain --profile`` does (a what-if:
 that device's own parameters, wherever this runs). ``--space`` takes each point's OpenCL record
@@ -25,21 +32,18 @@ import argparse
 import csv
 import io
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
 
-#: the model's figure (``Prediction.counts``) and the Nsight Compute metrics that sum to it
-COUNTERS = {
-    "dram_bytes": ("dram__bytes_read.sum", "dram__bytes_write.sum"),
-    "first_level_requests": ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-                             "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
-}
-#: what else a line shows: the translation's time, its warps a compute unit (achieved)
-TIME = "gpu__time_duration.sum"
+#: the DRAM bytes the model prices (``Prediction.counts``) and the metrics that sum to them
+DRAM = ("dram__bytes_read.sum", "dram__bytes_write.sum")
+#: warps a compute unit holds, on average over its active cycles
 WARPS = "sm__warps_active.avg.per_cycle_active"
-METRICS = (TIME, WARPS, *(m for names in COUNTERS.values() for m in names))
+#: global load and store warp instructions (L1TEX requests: one an instruction)
+INSTRUCTIONS = ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
+METRICS = ("gpu__time_duration.sum", *DRAM, WARPS, *INSTRUCTIONS)
 
 
 def read_times(text: str) -> list[tuple[str, dict[str, Any], float]]:
@@ -85,6 +89,11 @@ def space_records(paths: list[str]) -> dict[str, dict[str, Any]]:
     return records
 
 
+def total(counters: dict[str, float], metrics: tuple[str, ...]) -> float | None:
+    """The metrics' sum; None where ncu was not asked for one of them."""
+    return sum(counters[m] for m in metrics) if all(m in counters for m in metrics) else None
+
+
 def compare(times: list[tuple[str, dict[str, Any], float]], launches: list[dict[str, float]],
             profile: str, records: dict[str, dict[str, Any]],
             sizes: dict[str, int]) -> list[dict[str, Any]]:
@@ -105,40 +114,37 @@ def compare(times: list[tuple[str, dict[str, Any], float]], launches: list[dict[
         record = records.get(record_key(name, point))
         pred = predict_points(spec, [point], [at], params, workers=1,
                               build_logs=[record.get("build_log") if record else None])[0]
-        points = math.prod(at.values())
-        row: dict[str, Any] = {"spec": name, "point": point, "sizes": at, "cuda_s": cuda_s,
-                               "opencl_s": record["median_s"] if record else None,
-                               "predicted_s": pred.time_s if pred else None,
-                               "bottleneck": pred.bottleneck if pred else None,
-                               "warps_per_cu": counters.get(WARPS)}
-        for count, metrics in COUNTERS.items():
-            measured = sum(counters[m] for m in metrics) if all(m in counters for m in metrics) \
-                else None
-            row[count] = {"model": pred.counts.get(count) if pred else None, "ncu": measured,
-                          "per_point": points}
-        rows.append(row)
+        counts = pred.counts if pred else {}
+        resident = counts.get("resident_items_per_cu")
+        rows.append({
+            "spec": name, "point": point, "sizes": at, "cuda_s": cuda_s,
+            "opencl_s": record["median_s"] if record else None,
+            "predicted_s": pred.time_s if pred else None,
+            "bottleneck": pred.bottleneck if pred else None,
+            "dram_bytes": {"model": counts.get("dram_bytes"), "ncu": total(counters, DRAM)},
+            "warps_per_cu": {"model": resident / params.subgroup_size if resident else None,
+                             "ncu": counters.get(WARPS)},
+            "warp_instructions": total(counters, INSTRUCTIONS),
+        })
     return rows
 
 
 def text(rows: list[dict[str, Any]]) -> str:
-    """The rows as a table: times in µs, counts per point of the domain."""
-    def per_point(cell: dict[str, Any]) -> str:
-        return " / ".join("—" if v is None else f"{v / cell['per_point']:.3g}"
-                          for v in (cell["model"], cell["ncu"]))
+    """The rows as a table: times in µs, DRAM traffic in MB and warp instructions in millions,
+    a launch each."""
+    def fmt(v: float | None, scale: float = 1.0, spec: str = ".3g") -> str:
+        return "—" if v is None else format(v * scale, spec)
 
-    def us(v: float | None) -> str:
-        return "—" if v is None else f"{v * 1e6:.1f}"
-
-    out = ["spec  point  | CUDA µs  OpenCL µs  predicted µs  bottleneck | "
-           + " | ".join(f"{c} a point (model / ncu)" for c in COUNTERS) + " | warps a CU"]
+    out = ["spec  point | CUDA µs  OpenCL µs  predicted µs  bottleneck | DRAM MB (model / ncu) | "
+           "warps a CU (model resident / ncu achieved) | warp instructions, millions (ncu)"]
     for r in rows:
         knobs = ",".join(f"{k}={v}" for k, v in r["point"].items()
                          if k not in ("dtype", "temporal", "sweeps", "temporal_points"))
-        warps = r["warps_per_cu"]
-        out.append(f"{r['spec']}  {knobs} | {us(r['cuda_s'])}  {us(r['opencl_s'])}  "
-                   f"{us(r['predicted_s'])}  {r['bottleneck']} | "
-                   + " | ".join(per_point(r[c]) for c in COUNTERS)
-                   + f" | {'—' if warps is None else f'{warps:.1f}'}")
+        times = " ".join(fmt(r[k], 1e6, ".1f") for k in ("cuda_s", "opencl_s", "predicted_s"))
+        dram = " / ".join(fmt(r["dram_bytes"][k], 1e-6, ".1f") for k in ("model", "ncu"))
+        warps = " / ".join(fmt(r["warps_per_cu"][k], 1, ".1f") for k in ("model", "ncu"))
+        out.append(f"{r['spec']}  {knobs} | {times}  {r['bottleneck']} | {dram} | {warps} | "
+                   f"{fmt(r['warp_instructions'], 1e-6, '.2f')}")
     return "\n".join(out)
 
 

@@ -31,11 +31,12 @@ def test_launches_pair_with_the_variants_in_order():
     launches = tool.read_ncu(NCU.read_text())
     assert [name for name, _, _ in times] == ["sobel2d", "sobel2d", "star2d_r2"]
     assert [p["vector_width"] for _, p, _ in times] == [1, 4, 4]
-    assert times[1][2] == pytest.approx(215.7e-6)
+    assert times[1][2] == pytest.approx(215.7e-6)  # the timing run's median, not ncu's launch
     assert len(launches) == 3
     # ncu's thousands separators read as numbers: sobel2d float reads 4 bytes a point, writes 8
-    assert launches[0]["dram__bytes_read.sum"] == 269_561_856
+    assert launches[0]["dram__bytes_read.sum"] / 8192**2 == pytest.approx(4.0, rel=0.02)
     assert launches[0]["dram__bytes_write.sum"] / 8192**2 == pytest.approx(7.66, abs=0.01)
+    assert launches[0]["sm__warps_active.avg.per_cycle_active"] == pytest.approx(50.8, abs=0.1)
 
 
 def test_the_model_prices_what_the_counter_counts(capsys):
@@ -45,27 +46,43 @@ def test_the_model_prices_what_the_counter_counts(capsys):
     rows = json.loads(capsys.readouterr().out)
     assert [r["spec"] for r in rows] == ["sobel2d", "sobel2d", "star2d_r2"]
     sobel = rows[1]
-    # p read once, gx and gy written once: 12 bytes a point, the counter's 11.6 (its own
-    # sectors; the model's figure is a closed form here, as the arrays' bytes)
+    # p read once, gx and gy written once: 12 bytes a point (the arrays' bytes), the
+    # counter's 11.6
     dram = sobel["dram_bytes"]
-    assert dram["model"] / dram["per_point"] == pytest.approx(12.0)
-    assert dram["ncu"] / dram["per_point"] == pytest.approx(11.63, abs=0.01)
+    assert dram["model"] / 8192**2 == pytest.approx(12.0)
+    assert dram["ncu"] / 8192**2 == pytest.approx(11.63, abs=0.01)
+    # 2,048 resident items a compute unit (the build log's 32 registers), 64 warps; the
+    # counter's achieved average is below it
+    assert sobel["warps_per_cu"]["model"] == pytest.approx(64.0)
+    assert 40 < sobel["warps_per_cu"]["ncu"] < 64
+    # a float4 warp instruction is one L1TEX request: a quarter of the float variant's
+    assert sobel["warp_instructions"] == pytest.approx(rows[0]["warp_instructions"] / 4, rel=0.1)
     # the OpenCL record of the same point, from the committed space, beside the CUDA time
     assert sobel["opencl_s"] == pytest.approx(207.5e-6, rel=0.01)
     assert sobel["cuda_s"] == pytest.approx(215.7e-6)
     assert sobel["predicted_s"] > 0 and sobel["bottleneck"]
     # star2d_r2 is in no space given: no OpenCL time, the registers estimated
     assert rows[2]["opencl_s"] is None and rows[2]["predicted_s"] > 0
-    # a metric ncu was not asked for stays unmeasured, not zero
-    assert sobel["first_level_requests"]["ncu"] is None
+
+
+def test_a_metric_ncu_was_not_asked_for_stays_unmeasured(tmp_path):
+    ncu = tmp_path / "ncu.csv"
+    ncu.write_text("\n".join(line for line in NCU.read_text().splitlines()
+                             if "dram__bytes_write" not in line) + "\n")
+    rows = tool.compare(tool.read_times(TIMES.read_text()), tool.read_ncu(ncu.read_text()),
+                        str(H200), {}, {"ny": 8192, "nx": 8192})
+    assert rows[0]["dram_bytes"]["ncu"] is None and rows[0]["dram_bytes"]["model"] > 0
 
 
 def test_a_table_a_line_a_variant(capsys):
     assert tool.main(["--times", str(TIMES), "--ncu", str(NCU), "--profile", str(H200),
                       *SIZES]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 4 and "model / ncu" in lines[0]
-    assert "12 / 11.6" in lines[2]
+    assert len(lines) == 4 and "DRAM MB (model / ncu)" in lines[0]
+    # float4 sobel2d: its CUDA time, no OpenCL time (no space given), DRAM MB model / ncu
+    assert lines[2].startswith("sobel2d  local_p=none,stream_j=1,vector_width=4")
+    assert "| 215.7 — " in lines[2] and "| 805.3 / 780.7 |" in lines[2]
+    assert lines[2].endswith("/ 56.7 | 5.77")
 
 
 def test_more_variants_than_launches_is_a_one_line_error(tmp_path, capsys):
