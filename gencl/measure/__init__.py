@@ -9,14 +9,15 @@ from gencl.measure._inputs import FreshInputs, ReusedInputs, SharedInputs, Timin
 from gencl.measure._measurement import (
     STATUSES, Measurement, dominant_failure, explain_failure)
 from gencl.measure._run import (
-    HEADER_KEY, SCHEMA_VERSION, Evaluation, ResultsFile, check_launches, evaluate_variant,
-    measure_variant, read_partial, read_results_header, reference_after, results_header,
-    run_points, verify_variant)
+    HEADER_KEY, SCHEMA_VERSION, Evaluation, OutOfResources, ResultsFile, check_launches,
+    evaluate_variant, measure_variant, read_partial, read_results_header, reference_after,
+    results_header, run_points, verify_variant)
 from gencl.measure._stats import SampleStats, launches_per_sample, summarize
 
 __all__ = ["Bound", "BuildFailure", "Built", "Engine", "Evaluation", "FreshInputs",
-           "HEADER_KEY", "Measurement", "OpenCLEngine", "ResultsFile", "ReusedInputs",
-           "SCHEMA_VERSION", "STATUSES", "SampleStats", "SharedInputs", "TimingInputs",
+           "HEADER_KEY", "Measurement", "OpenCLEngine", "OutOfResources", "ResultsFile",
+           "ReusedInputs", "SCHEMA_VERSION", "STATUSES", "SampleStats", "SharedInputs",
+           "TimingInputs",
            "check_launches", "compare", "dominant_failure", "evaluate_variant",
            "explain_failure", "launches_per_sample", "measure_variant", "poison",
            "read_partial", "read_results_header", "reference_after", "results_header",

@@ -83,13 +83,24 @@ def _launch_ping_pong(engine: OpenCLEngine, built: Any, bound: Any, launches: in
     return {out: args[i] for (out, _), (_, i) in zip(pairs, slots)}
 
 
+class OutOfResources(Exception):
+    """A launch the device cannot hold (``OpenCLEngine.check_resources``), refused before it
+    runs: PoCL does not return CL_OUT_OF_RESOURCES for a kernel's ``__local`` arrays beyond its
+    local memory, it aborts the process (an assertion in its pthread device)."""
+
+
 def verify_variant(engine: OpenCLEngine, spec: BenchmarkSpec, built: Any,
                    sizes: Mapping[str, int], values: Mapping[str, Any], *,
                    launches: int = 1) -> float:
     """Run on *values* with outputs poisoned (over *launches* ping-pong launches when the spec
-    declares pairs); return the scaled max error against numpy (≤ 1 passes)."""
+    declares pairs); return the scaled max error against numpy (≤ 1 passes). OutOfResources
+    where the device cannot hold the launch."""
     pairs = spec.hooks.ping_pong if launches > 1 else ()
     bound = engine.bind(built, sizes, values)
+    problem = engine.check_resources(built, bound)
+    if problem:
+        bound.release()
+        raise OutOfResources(problem)
     try:
         if pairs:
             bound.outputs.update(_launch_ping_pong(engine, built, bound, launches, pairs))

@@ -7,6 +7,7 @@ import json
 import time
 
 import numpy as np
+import pytest
 
 from gencl.generate import lower
 from gencl.measure import ResultsFile, measure_variant, results_header, run_points
@@ -70,6 +71,35 @@ def test_oversized_work_group_is_out_of_resources(engine):
                                global_size=(str(big),), id=v.id + "-huge")
     m = measure_variant(engine, AXPY, huge, {"n": 2048})
     assert m.status in ("out_of_resources", "build_error"), m
+
+
+def test_a_launch_beyond_local_memory_is_refused_before_it_runs():
+    """PoCL aborts the process on ``__local`` arrays beyond its local memory (an assertion, no
+    CL_OUT_OF_RESOURCES): verification refuses such a launch with the reason, and a
+    measurement records it as out_of_resources. box2d9's largest strip tile holds 1 MiB of
+    ``__local`` floats; this device is given a limit one byte short of what the kernel says
+    it needs, so the guard, not the device's size, decides (the kernel would run on a CPU whose
+    cache PoCL reports as 1 MiB or more)."""
+    import pyopencl as cl
+
+    from gencl.measure import OpenCLEngine, OutOfResources, verify_variant
+
+    spec = load_spec("box2d9")
+    point = spec.complete({"temporal": "strip", "sweeps": 2, "temporal_points": (512, 256),
+                           "workgroup": (32, 4)})
+    eng = OpenCLEngine("pocl", repeats=3, max_attempts=1, min_sample_s=1e-4)
+    variant = lower(spec, point)
+    built = eng.build(variant)
+    need = built.kernel.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE,
+                                            eng.cl_device)
+    assert need >= 1 << 20
+    eng.info = dataclasses.replace(eng.info, local_mem_bytes=need - 1)
+    sizes = spec.verify_sizes(point, eng.info)
+    rng = np.random.default_rng(3)
+    with pytest.raises(OutOfResources, match=f"local memory {need} B > device limit"):
+        verify_variant(eng, spec, built, sizes, spec.inputs(point, sizes, rng))
+    m = measure_variant(eng, spec, variant, sizes)
+    assert m.status == "out_of_resources" and f"{need} B" in m.reason
 
 
 def test_results_stream_and_resume(engine, tmp_path):

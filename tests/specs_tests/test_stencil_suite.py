@@ -19,7 +19,7 @@ import pytest
 
 from gencl.generate import derive_space, lower
 from gencl.generate._auto_space import tile
-from gencl.measure import verify_variant
+from gencl.measure import OutOfResources, verify_variant
 from gencl.measure._engine import check_assumptions
 from gencl.spec import load_spec
 from gencl.spec.stencil_step import GRID_2D, GRID_3D, from_padded, to_padded
@@ -132,7 +132,13 @@ def test_variant_matches_numpy(engine, name, point):
         runs.append(whole)
     for sizes in runs:
         assert check_assumptions(variant, sizes) is None, sizes
-        err = verify_variant(engine, spec, built, sizes, spec.inputs(point, sizes, rng))
+        try:
+            err = verify_variant(engine, spec, built, sizes, spec.inputs(point, sizes, rng))
+        except OutOfResources as exc:
+            # the sample is drawn without a device; a CPU runtime reports its core's cache as
+            # local memory (PoCL: 512 KiB on a Zen 5 VM's cores), which the largest strip
+            # tiles (1 MiB) outgrow: checked wherever the device holds them, not here
+            pytest.skip(f"{exc} on {engine.info.name}")
         assert err <= 1.0, (sizes, err)
 
 
