@@ -136,8 +136,8 @@ def test_variant_matches_numpy(engine, name, point):
             err = verify_variant(engine, spec, built, sizes, spec.inputs(point, sizes, rng))
         except OutOfResources as exc:
             # the sample is drawn without a device; a CPU runtime reports its core's cache as
-            # local memory (PoCL: 512 KiB on a Zen 5 VM's cores), which the largest strip
-            # tiles (1 MiB) outgrow: checked wherever the device holds them, not here
+            # local memory (PoCL: 512 KiB on the 2-core EPYC VM of 2026-11-28), which the
+            # largest strip tiles (1 MiB) outgrow: checked wherever the device holds them
             pytest.skip(f"{exc} on {engine.info.name}")
         assert err <= 1.0, (sizes, err)
 
