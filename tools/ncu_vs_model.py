@@ -107,9 +107,10 @@ def compare(times: list[tuple[str, dict[str, Any], float]], launches: list[dict[
                          "profile the same folders with --reps 1")
     device_profile = load_device_profile(profile)
     params = params_from_profile(device_profile)
+    specs = {name: api.load(name) for name, _, _ in times}  # each spec loaded once
     rows = []
     for (name, point, cuda_s), counters in zip(times, launches):
-        spec = api.load(name)
+        spec = specs[name]
         at = {**spec.sizes(point, device_profile.device, False), **sizes}
         record = records.get(record_key(name, point))
         pred = predict_points(spec, [point], [at], params, workers=1,
