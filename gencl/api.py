@@ -214,7 +214,7 @@ def rank(spec: str | os.PathLike[str] | BenchmarkSpec, *,
     s = load(spec)
     fixed = {name: check_knob(s, name, value) for name, value in (knobs or {}).items()}
     info, params = _pricing(device, profile)
-    points = [p for p in s.points(info) if matches(p, fixed)]
+    points = [p for p in s.points(info, fixed) if matches(p, fixed)]
     if not points:
         raise GenclError(f"{s.path or s.name}: no point of the space on {params.device} has "
                          + ", ".join(f"{k}={v}" for k, v in fixed.items()))

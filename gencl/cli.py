@@ -89,7 +89,7 @@ def _points(spec: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
     fixed = parse_knobs(args.knob)
     if args.all:  # validate names/values, then filter the space
         fixed = {name: check_knob(spec, name, value) for name, value in fixed.items()}
-        return [p for p in spec.points() if matches(p, fixed)]
+        return [p for p in spec.points(None, fixed) if matches(p, fixed)]
     if fixed:
         return [check_point(spec, fixed)]
     return spec.sweep_points(quick=getattr(args, "quick", False))

@@ -14,10 +14,8 @@ import pytest
 #: minutes after the other had finished (the oclgrind check: 3 minutes at the end). Node-id
 #: prefixes; a test not listed keeps its place.
 SLOW = {
-    "tests/verify_tests/test_all_specs.py::test_every_spec_verifies_under_oclgrind": 110,
-    "tests/model_tests/test_profile_input.py::test_accuracy_over_a_gathering_kernels": 100,
-    "tests/space_tests/test_space.py::test_a_folder_of_two_slices_says_what_it_holds": 50,
-    "tests/space_tests/test_space.py::test_space_command_writes_cache_report_and_resumes": 45,
+    "tests/model_tests/test_profile_input.py::test_accuracy_over_a_gathering_kernels": 33,
+    "tests/verify_tests/test_all_specs.py::test_every_spec_verifies_under_oclgrind[jacobi]": 33,
     "tests/space_tests/test_user_spec.py::test_space_and_tune_on_a_spec_without_knobs": 22,
     "tests/test_bad_input.py::test_malformed_spec_is_one_line_exit_2": 18,
     "tests/tune_tests/test_profile_warning.py::test_guided_tune_names_a_profile": 12,
@@ -41,6 +39,7 @@ TOGETHER = {
     # jacobi_h200_space's readers (first: a test of a grouped module below may read it too)
     "tests/space_tests/test_space.py::test_shards_partition_the_space": "jacobi_h200",
     "tests/space_tests/test_space.py::test_sample_keeps_the_named_variants": "jacobi_h200",
+    "tests/space_tests/test_space.py::test_a_slice_walked_alone": "jacobi_h200",
     "tests/space_tests/test_temporal_space.py::test_a_sample_draws_half": "jacobi_h200",
     "tests/specs_tests/test_jacobi.py::test_space_on_an_h200_has_over_a_thousand": "jacobi_h200",
     "tests/generate_tests/test_temporal.py::test_spaces_offer_the_temporal_axes": "jacobi_h200",

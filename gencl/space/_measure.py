@@ -35,12 +35,13 @@ def space_points(spec: Any, device: Any, *, fixed: Mapping[str, Any] | None = No
     rest at their defaults where that point is in the space) and *sample* random others; where
     the space has points of several steps per launch (temporal blocking) and points of one,
     half of the random others are drawn from each (so one run measures both and their ratio).
-    *every*: ``list(spec.points(device))`` where the caller holds it already, so one walk of
-    the space serves several slices (a space run's slice, its shard and the slice its folder
-    holds: Jacobi's walk is 3.6 M candidate points, 10-25 s on 2 cores).
+    *every*: the points of a slice at least as wide as *fixed* where the caller holds them
+    already, so one walk serves several cuts of it (a space run's slice, its shard, its
+    sample); without it the slice alone is walked (``spec.points`` with *fixed*: Jacobi's
+    whole walk is 3.6 M candidate points, 10-50 s on 2 cores, a slice's a fraction of it).
     """
     fixed = dict(fixed or {})
-    points = [dict(p) for p in (spec.points(device) if every is None else every)
+    points = [dict(p) for p in (spec.points(device, fixed) if every is None else every)
               if matches(p, fixed)]
     if sample is not None and sample < len(points):
         keep: list[dict[str, Any]] = []

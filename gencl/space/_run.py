@@ -116,7 +116,7 @@ def run_space(spec: Any, *, device: str | int | None = None,
     def sizes_of(point: dict[str, Any]) -> dict[str, int]:
         return {**spec.sizes(point, engine.info, quick), **overrides}
 
-    every = list(spec.points(engine.info))  # walked once: the slice, the shard, the held slice
+    every = list(spec.points(engine.info, fixed))  # walked once: the slice and its shard
     full = space_points(spec, engine.info, fixed=fixed, every=every)
     points = space_points(spec, engine.info, fixed=fixed, shard=shard, sample=sample,
                           always=list(spec.hooks.variants.values()), every=every)
@@ -146,8 +146,7 @@ def run_space(spec: Any, *, device: str | int | None = None,
     # of boundary=branch): the file's header, summary and report name what all of them share
     held = shared_slice(fixed, sink.results)
     if held != fixed:
-        header.update(slice=held, space_size=len(space_points(spec, engine.info, fixed=held,
-                                                              every=every)))
+        header.update(slice=held, space_size=len(space_points(spec, engine.info, fixed=held)))
     sink.close()
     ids = sink.done_ids
     complete = all(variant_id(spec, p) in ids

@@ -47,7 +47,7 @@ class SearchSpace:
 
     def points(self) -> list[dict[str, Any]]:
         """Every point of the space (constraints applied) that agrees with the fixed values."""
-        return [p for p in self.spec.points(self.device)
+        return [p for p in self.spec.points(self.device, self.fixed)
                 if all(p.get(k) == v for k, v in self.fixed.items())]
 
     @property

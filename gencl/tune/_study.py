@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import optuna
-from optuna.samplers import BaseSampler, GridSampler, RandomSampler, TPESampler
+from optuna.samplers import BaseSampler, RandomSampler, TPESampler
 from optuna.trial import FrozenTrial, TrialState
 
 from gencl._json import dumps_json
 from gencl.errors import GenclError
 from gencl.spec import steps_per_launch
+from gencl.tune._grid import PointGridSampler
 from gencl.tune._objective import WORKER_ATTR, Evaluator, VariantFailed, make_objective
 from gencl.tune._sampler import ModelGuidedSampler, params_key
 from gencl.tune._space import SearchSpace
@@ -38,9 +39,9 @@ def make_sampler(name: str, space: SearchSpace, *, seed: int | None = None,
         return TPESampler(seed=seed)
     if name == "random":
         return RandomSampler(seed=seed)
-    if name == "grid":
-        return GridSampler({k: list(d.choices) for k, d in space.distributions().items()},
-                           seed=seed)
+    if name == "grid":  # the valid points, not the axes' cartesian product (_grid)
+        return PointGridSampler(space.distributions(),
+                                [space.encode(p) for p in space.points()], seed=seed)
     if name == "guided":
         import warnings
 
@@ -134,7 +135,7 @@ def run_study(spec: Any, space: SearchSpace, evaluator: Evaluator, *, study_name
 def _exhausted(finished: list[FrozenTrial], space: SearchSpace, sampler: BaseSampler,
                study: optuna.Study) -> bool:
     """Every point of the space tried (what is left can only repeat answers)."""
-    if isinstance(sampler, GridSampler) and sampler.is_exhausted(study):
+    if isinstance(sampler, PointGridSampler) and sampler.is_exhausted(study):
         return True
     tried = {json.dumps(t.params, sort_keys=True) for t in finished
              if t.user_attrs.get("status") != "budget" and "worker_died" not in t.user_attrs}

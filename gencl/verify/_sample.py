@@ -108,7 +108,7 @@ def choose_points(spec: Any, device: Any = None, *, sample: int | None = None,
     from gencl.spec import check_knob, knob_text, matches
 
     fixed = {name: check_knob(spec, name, value) for name, value in (fixed or {}).items()}
-    valid = [p for p in spec.points(device) if matches(p, fixed)]
+    valid = [p for p in spec.points(device, fixed) if matches(p, fixed)]
     within = "".join(f", {k}={knob_text(v)}" for k, v in fixed.items())
     threshold = ALL_POINTS_UP_TO if sample is None else sample
     if exhaustive or len(valid) <= threshold:

@@ -36,6 +36,19 @@ def test_sample_keeps_the_named_variants(jacobi_h200_space):
     assert set(spec.hooks.variants) <= names and len(pts) == sample
 
 
+@pytest.mark.parametrize("fixed", [{"dtype": "float32"}, {"workgroup": [32, 4], "block_y": 2},
+                                   {"boundary": "padded", "local": "none", "vector_width": 3}])
+def test_a_slice_walked_alone_is_the_whole_walk_cut_to_it(jacobi_h200_space, fixed):
+    """``spec.points(device, fixed)`` builds only the slice's points (a list value holds its
+    tuple, as ``matches`` says; a value outside an axis holds nothing)."""
+    from gencl.spec import matches
+
+    spec = load_spec("jacobi")
+    alone = list(spec.points(limits_for("nvidia"), fixed))
+    assert alone == [p for p in jacobi_h200_space if matches(p, fixed)]
+    assert bool(alone) == (fixed.get("vector_width") != 3)
+
+
 def test_space_command_writes_cache_report_and_resumes(tmp_path, capsys):
     out = tmp_path / "jacobi"
     argv = ["space", "jacobi", "--quick", "--size", "n=64", "--variant", "BE", "--knob",

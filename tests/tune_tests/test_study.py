@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import warnings
 
@@ -47,14 +48,18 @@ def test_study_survives_failures_and_resumes(kind, tmp_path, cache_with_failures
     again = run_study(spec, space, replay, study_name="t", storage=open_storage(url),
                       sampler=make_sampler("grid", space, seed=0), trials=8)
     assert len(again.trials) == n_trials
-    # a second run with a larger budget continues the same study over the whole grid (20 points:
-    # 15 in the space, 5 excluded by the spec) and stops there; nothing finished is lost
+    # a second run with a larger budget continues the same study over the whole grid and stops
+    # there: the 15 points of the space, never the 5 combinations of its axes the spec
+    # excludes; nothing finished is lost
+    assert space.size == 20 and len(space.points()) == 15
     study2 = run_study(spec, space, replay, study_name="t", storage=open_storage(url),
                        sampler=make_sampler("grid", space, seed=0), trials=20)
     again = {t.number: t.value for t in study2.trials if t.state == TrialState.COMPLETE}
     assert all(again[n] == v for n, v in done.items())
     states = [t.state for t in study2.trials]
-    assert len(states) == 20 and states.count(TrialState.PRUNED) == 5
+    assert len(states) == 15 and states.count(TrialState.PRUNED) == 0
+    assert {params_key(t.params) for t in study2.trials} == \
+        {params_key(space.encode(p)) for p in space.points()}
     failed = [t for t in study2.trials if t.state == TrialState.FAIL]
     # each failure is a failed trial with its reason; the study went on past it
     assert sorted(t.user_attrs["status"] for t in failed) == ["build_error", "wrong_answer"]
@@ -99,9 +104,20 @@ def test_export_t4_validates_against_kernel_tuner_schema(tmp_path, cache_with_fa
 
     replay = ReplayEngine(cache_with_failures)
     spec, space = _space(replay)
+    # the grid proposes only the space's points: the spec's exclusions enter as another
+    # sampler's proposals do, queued on the same storage
+    storage = open_storage(f"sqlite:///{tmp_path}/x.db")
+    valid = {params_key(space.encode(p)) for p in space.points()}
+    excluded = [dict(zip(space.axes, values)) for values in itertools.product(
+        *(space.distributions()[k].choices for k in space.axes))]
+    excluded = [p for p in excluded if params_key(p) not in valid]
+    assert len(excluded) == 25
+    queued = optuna.create_study(study_name="x", storage=storage)
+    for params in excluded:
+        queued.enqueue_trial(params)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        study = run_study(spec, space, replay, study_name="x", storage=None,
+        study = run_study(spec, space, replay, study_name="x", storage=storage,
                           sampler=make_sampler("grid", space, seed=0), trials=100)
     path = export_t4(study, space, tmp_path / "t4.json", {"device": replay.device})
     data = json.loads(path.read_text())
@@ -109,7 +125,7 @@ def test_export_t4_validates_against_kernel_tuner_schema(tmp_path, cache_with_fa
         "schema/T4/1.0.0/results-schema.json").read_text())
     jsonschema.validate(data, schema)
     kinds = [r["invalidity"] for r in data["results"]]
-    # the whole grid: 73 measured, the two recorded failures, 25 excluded by the spec
+    # the whole grid (73 measured, the two recorded failures) and the 25 queued exclusions
     assert len(kinds) == 100 and kinds.count("correct") == 73
     assert kinds.count("compile") == kinds.count("correctness") == 1
     assert kinds.count("constraints") == 25
