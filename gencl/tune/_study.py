@@ -121,6 +121,9 @@ def run_study(spec: Any, space: SearchSpace, evaluator: Evaluator, *, study_name
             TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED))
         complete = sum(t.state == TrialState.COMPLETE for t in finished)
         if complete >= trials or _exhausted(finished, space, sampler, study):
+            if _unrecorded(study):  # a dead worker's trial, failed once its grace is over
+                time.sleep(poll_s)
+                continue
             break
         running = [t for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
                    if not _orphan(t)]
@@ -177,14 +180,32 @@ def _worker_gone(record: Mapping[str, Any]) -> bool:
         started != record["started"]
 
 
-def _orphan(t: FrozenTrial, after_s: float = 120.0) -> bool:
-    """A RUNNING trial with no worker record, started long ago: its worker died between Optuna
-    creating the trial and the objective recording itself. Nobody can tell whether it runs; it
-    does not hold back the budget (Optuna's heartbeat fails it on RDB storages)."""
+#: seconds a RUNNING trial may lack its worker record before it counts as a dead worker's (a
+#: live worker's objective records it first thing, milliseconds after Optuna creates the trial:
+#: Optuna samples on the first suggest, inside the objective; the margin is for hosts whose
+#: clocks differ). A worker killed in those milliseconds left a RUNNING trial that no heartbeat
+#: ever fails (it had none yet): a CI run's restart found one
+UNRECORDED_GRACE_S = 10.0
+
+
+def _age_s(t: FrozenTrial) -> float:
     import datetime as _dt
 
-    return WORKER_ATTR not in t.system_attrs and t.datetime_start is not None and \
-        (_dt.datetime.now() - t.datetime_start).total_seconds() > after_s
+    return (_dt.datetime.now() - t.datetime_start).total_seconds() if t.datetime_start else 0.0
+
+
+def _orphan(t: FrozenTrial, after_s: float = UNRECORDED_GRACE_S) -> bool:
+    """A RUNNING trial with no worker record, older than the grace: its worker died between
+    Optuna creating the trial and the objective recording itself. It does not hold back the
+    budget, and ``fail_dead_workers`` fails it."""
+    return WORKER_ATTR not in t.system_attrs and _age_s(t) > after_s
+
+
+def _unrecorded(study: optuna.Study) -> bool:
+    """Some RUNNING trial has no worker record yet (a live worker's, for milliseconds; a dead
+    worker's, until its grace is over and it is failed)."""
+    return any(WORKER_ATTR not in t.system_attrs
+               for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)))
 
 
 def fail_dead_workers(study: optuna.Study) -> list[FrozenTrial]:
@@ -194,17 +215,21 @@ def fail_dead_workers(study: optuna.Study) -> list[FrozenTrial]:
     failed = []
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         record = t.system_attrs.get(WORKER_ATTR)
-        if record is None or not _worker_gone(record):
+        if record is None and not _orphan(t):
             continue
+        if record is not None and not _worker_gone(record):
+            continue
+        died = f"pid {record.get('pid')} on {record.get('host')}" if record else \
+            "a worker that died before it recorded itself"
         try:
-            storage.set_trial_user_attr(t._trial_id, "worker_died",
-                                        f"pid {record.get('pid')} on {record.get('host')}")
+            storage.set_trial_user_attr(t._trial_id, "worker_died", died)
             if storage.set_trial_state_values(t._trial_id, TrialState.FAIL):
                 failed.append(t)
         except (optuna.exceptions.UpdateFinishedTrialError, RuntimeError):
             continue  # another worker failed it first
     for t in failed:
-        study.enqueue_trial(t.params, user_attrs={"retry_of": t.number})
+        if t.params:  # one that died before its sampler proposed a point has none to retry
+            study.enqueue_trial(t.params, user_attrs={"retry_of": t.number})
     return failed
 
 

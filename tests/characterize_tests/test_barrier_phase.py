@@ -137,10 +137,13 @@ def test_quick_profile_on_pocl(tmp_path):
     for key in ("barrier_phase_s", "barrier_phase_s_per_item", "barrier_phase_cycles",
                 "barrier_phase_cycles_per_item"):
         assert isinstance(summary[key], float) and math.isfinite(summary[key]), key
-    # PoCL runs a barrier by splitting the work-item loop: the tile costs, at every size
+    # one phase cost per work-group size. Its sign is a measurement, not checked here: a
+    # difference of two timings, it came out below zero at one size on a noisy 2-core CI run
+    # (PoCL's split work-item loop makes it small there)
     by_size = {c["name"]: c["value"] for c in bench.characteristics}[
         "barrier_phase_s_by_workgroup"]
-    assert set(by_size) == {"64", "256", "1024"} and all(v > 0 for v in by_size.values())
+    assert set(by_size) == {"64", "256", "1024"}
+    assert all(isinstance(v, float) and math.isfinite(v) for v in by_size.values())
 
 
 def test_ptx_rules_want_the_barrier_only_with_a_tile():

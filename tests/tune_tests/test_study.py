@@ -175,9 +175,9 @@ def test_guided_sampler_counts_a_bounded_batch_before_trial_1(cache):
 
 def test_a_trial_whose_worker_died_unrecorded_holds_back_no_budget(tmp_path, cache):
     """A worker killed between Optuna creating a trial and recording itself leaves a RUNNING
-    trial nobody owns. Long after, it neither holds the budget back in the run's loop nor in
+    trial nobody owns. Past its grace it neither holds the budget back in the run's loop nor in
     each trial's claim: a study one short of its budget finishes (it used to prune every new
-    trial, without end)."""
+    trial, without end), and the trial is failed, not left RUNNING."""
     import datetime as dt
     import threading
 
@@ -201,4 +201,8 @@ def test_a_trial_whose_worker_died_unrecorded_holds_back_no_budget(tmp_path, cac
     worker.join(timeout=60)
     assert done, "a study one short of its budget did not finish beside an orphaned trial"
     states = [t.state for t in done[0].trials]
-    assert states.count(TrialState.COMPLETE) == 4 and states.count(TrialState.RUNNING) == 1
+    assert states.count(TrialState.COMPLETE) == 4 and states.count(TrialState.RUNNING) == 0
+    orphan = [t for t in done[0].trials if not t.params]
+    assert [t.state for t in orphan] == [TrialState.FAIL]
+    assert orphan[0].user_attrs["worker_died"] == "a worker that died before it recorded itself"
+
