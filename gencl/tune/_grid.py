@@ -22,14 +22,14 @@ from typing import Any
 
 import numpy as np
 from optuna.distributions import BaseDistribution
-from optuna.samplers import BaseSampler, RandomSampler
+from optuna.samplers import RandomSampler
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
-from gencl.tune._sampler import params_key
+from gencl.tune._sampler import WholePointSampler, params_key
 
 
-class PointGridSampler(BaseSampler):
+class PointGridSampler(WholePointSampler):
     """Propose, at random, a point of *points* (Optuna params) that no trial holds yet.
 
     Args:
@@ -40,11 +40,9 @@ class PointGridSampler(BaseSampler):
 
     def __init__(self, space: Mapping[str, BaseDistribution],
                  points: Sequence[Mapping[str, Any]], *, seed: int | None = None) -> None:
-        self._space = dict(space)
+        super().__init__(space, RandomSampler(seed=seed))  # an axis the points do not name
         self._keys = sorted({params_key(p) for p in points})
-        self._rng = np.random.default_rng(seed)
-        self._order = self._rng.permutation(len(self._keys))
-        self._base = RandomSampler(seed=seed)  # an axis the points do not name (none expected)
+        self._order = np.random.default_rng(seed).permutation(len(self._keys))
 
     def _tried(self, study: Study, number: int | None = None) -> set[str]:
         return {params_key(t.params) for t in study._get_trials(deepcopy=False, use_cache=True)
@@ -53,15 +51,6 @@ class PointGridSampler(BaseSampler):
     def is_exhausted(self, study: Study) -> bool:
         """Every point held by a trial of *study*."""
         return not set(self._keys) - self._tried(study)
-
-    # {{{ BaseSampler
-
-    def reseed_rng(self) -> None:
-        self._base.reseed_rng()
-
-    def infer_relative_search_space(self, study: Study, trial: FrozenTrial
-                                    ) -> dict[str, BaseDistribution]:
-        return dict(self._space)
 
     def sample_relative(self, study: Study, trial: FrozenTrial,
                         search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
@@ -72,9 +61,3 @@ class PointGridSampler(BaseSampler):
             if self._keys[i] not in tried:
                 return json.loads(self._keys[i])
         return json.loads(self._keys[self._order[0]])  # exhausted: a repeat, answered as one
-
-    def sample_independent(self, study: Study, trial: FrozenTrial, param_name: str,
-                           param_distribution: BaseDistribution) -> Any:
-        return self._base.sample_independent(study, trial, param_name, param_distribution)
-
-    # }}}

@@ -38,8 +38,35 @@ def params_key(params: Mapping[str, Any]) -> str:
     return json.dumps(dict(sorted(params.items())), sort_keys=True, default=str)
 
 
+class WholePointSampler(BaseSampler):
+    """A sampler that proposes whole points (``sample_relative``) of a categorical *space*,
+    leaving any parameter it does not propose to *base* (the guided sampler, the point grid)."""
+
+    def __init__(self, space: Mapping[str, BaseDistribution], base: BaseSampler) -> None:
+        self._space = dict(space)
+        self._base = base
+
+    def reseed_rng(self) -> None:
+        self._base.reseed_rng()
+
+    def infer_relative_search_space(self, study: Study, trial: FrozenTrial
+                                    ) -> dict[str, BaseDistribution]:
+        return dict(self._space)
+
+    def sample_independent(self, study: Study, trial: FrozenTrial, param_name: str,
+                           param_distribution: BaseDistribution) -> Any:
+        return self._base.sample_independent(study, trial, param_name, param_distribution)
+
+    def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        self._base.before_trial(study, trial)
+
+    def after_trial(self, study: Study, trial: FrozenTrial, state: TrialState,
+                    values: Sequence[float] | None) -> None:
+        self._base.after_trial(study, trial, state, values)
+
+
 @experimental_class("0.1.0")
-class ModelGuidedSampler(BaseSampler):
+class ModelGuidedSampler(WholePointSampler):
     """Propose the untried point with the lowest model prediction corrected by nearby residuals.
 
     Args:
@@ -65,8 +92,7 @@ class ModelGuidedSampler(BaseSampler):
                  candidates: Sequence[str] | None = None,
                  predictor: Callable[[Sequence[str]], Sequence[float | None]] | None = None,
                  first_batch: int = FIRST_BATCH, batch: int = BATCH) -> None:
-        self._space = dict(space)
-        self._base = base_sampler or TPESampler(seed=seed)
+        super().__init__(space, base_sampler or TPESampler(seed=seed))
         self._ridge, self._optimism = ridge, optimism
         self._preferred = {k: set(v) for k, v in (preferred or {}).items()}
         if predictor is not None:  # predicted on demand: a bounded cold start
@@ -103,15 +129,6 @@ class ModelGuidedSampler(BaseSampler):
             np.log([v for _, v in known]), ridge=self._ridge, optimism=self._optimism)
         return out
 
-    # {{{ BaseSampler
-
-    def reseed_rng(self) -> None:
-        self._base.reseed_rng()
-
-    def infer_relative_search_space(self, study: Study, trial: FrozenTrial
-                                    ) -> dict[str, BaseDistribution]:
-        return dict(self._space)
-
     def sample_relative(self, study: Study, trial: FrozenTrial,
                         search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
         if not search_space or not self._keys:
@@ -132,19 +149,6 @@ class ModelGuidedSampler(BaseSampler):
             return {}  # every predicted point tried: the base sampler takes over
         scores = np.where(open_, self.scores(measured) + self._tiebreak, np.inf)
         return json.loads(self._keys[int(np.argmin(scores))])
-
-    def sample_independent(self, study: Study, trial: FrozenTrial, param_name: str,
-                           param_distribution: BaseDistribution) -> Any:
-        return self._base.sample_independent(study, trial, param_name, param_distribution)
-
-    def before_trial(self, study: Study, trial: FrozenTrial) -> None:
-        self._base.before_trial(study, trial)
-
-    def after_trial(self, study: Study, trial: FrozenTrial, state: TrialState,
-                    values: Sequence[float] | None) -> None:
-        self._base.after_trial(study, trial, state, values)
-
-    # }}}
 
 
 def knob_preferences(spec: Any, params: Any) -> dict[str, list[Any]]:

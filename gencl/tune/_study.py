@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import time
@@ -189,9 +190,12 @@ UNRECORDED_GRACE_S = 10.0
 
 
 def _age_s(t: FrozenTrial) -> float:
+    """Seconds since *t* started (a RUNNING trial without a start is taken as long dead)."""
     import datetime as _dt
 
-    return (_dt.datetime.now() - t.datetime_start).total_seconds() if t.datetime_start else 0.0
+    if t.datetime_start is None:
+        return math.inf
+    return (_dt.datetime.now() - t.datetime_start).total_seconds()
 
 
 def _orphan(t: FrozenTrial, after_s: float = UNRECORDED_GRACE_S) -> bool:
