@@ -36,7 +36,8 @@ def test_sample_keeps_the_named_variants(jacobi_h200_space):
     assert set(spec.hooks.variants) <= names and len(pts) == sample
 
 
-@pytest.mark.parametrize("fixed", [{"dtype": "float32"}, {"workgroup": [32, 4], "block_y": 2},
+@pytest.mark.parametrize("fixed", [{"dtype": "float32", "vector_width": 4, "boundary": "padded"},
+                                   {"workgroup": [32, 4], "block_y": 2},
                                    {"boundary": "padded", "local": "none", "vector_width": 3}])
 def test_a_slice_walked_alone_is_the_whole_walk_cut_to_it(jacobi_h200_space, fixed):
     """``spec.points(device, fixed)`` builds only the slice's points (a list value holds its
