@@ -24,7 +24,7 @@ import numpy as np
 from optuna.distributions import BaseDistribution
 from optuna.samplers import RandomSampler
 from optuna.study import Study
-from optuna.trial import FrozenTrial, TrialState
+from optuna.trial import FrozenTrial
 
 from gencl.tune._sampler import WholePointSampler, params_key
 
@@ -45,8 +45,7 @@ class PointGridSampler(WholePointSampler):
         self._order = np.random.default_rng(seed).permutation(len(self._keys))
 
     def _tried(self, study: Study, number: int | None = None) -> set[str]:
-        return {params_key(t.params) for t in study._get_trials(deepcopy=False, use_cache=True)
-                if t.number != number and t.params and t.state != TrialState.WAITING}
+        return {params_key(t.params) for t in self.proposed(study, number)}
 
     def is_exhausted(self, study: Study) -> bool:
         """Every point held by a trial of *study*."""

@@ -46,6 +46,12 @@ class WholePointSampler(BaseSampler):
         self._space = dict(space)
         self._base = base
 
+    @staticmethod
+    def proposed(study: Study, number: int | None = None) -> list[FrozenTrial]:
+        """The trials of *study* that hold a point, but trial *number* (the one proposing)."""
+        return [t for t in study._get_trials(deepcopy=False, use_cache=True)
+                if t.number != number and t.params and t.state != TrialState.WAITING]
+
     def reseed_rng(self) -> None:
         self._base.reseed_rng()
 
@@ -133,9 +139,7 @@ class ModelGuidedSampler(WholePointSampler):
                         search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
         if not search_space or not self._keys:
             return {}
-        trials = study._get_trials(deepcopy=False, use_cache=True)
-        others = [t for t in trials if t.number != trial.number and t.params
-                  and t.state != TrialState.WAITING]
+        others = self.proposed(study, trial.number)
         tried = {params_key(t.params) for t in others}
         measured = {params_key(t.params): float(t.value) for t in others
                     if t.state == TrialState.COMPLETE and t.value is not None}
