@@ -314,7 +314,7 @@ TERM_SOURCES: dict[str, tuple[str, ...]] = {
     "l2_bandwidth": ("l2_line_requests_per_s", "l2_sectors_per_s", "l2_read_bw_Bps"),
     "cache_requests": ("cache_requests_per_s", "l2_requests_per_s"),
     "memory_latency": ("global_latency_cycles", "registers_per_block", "cache_levels"),
-    "local_memory": ("local_bw_Bps",),
+    "local_memory": ("local_bw_Bps", "local_latency_cycles", "registers_per_block"),
     "dispatch": ("group_dispatch_s", "dispatch_overlap_exponent"),
     "barriers": ("barrier_phase_s", "barrier_phase_s_per_item"),
     "wave_tail": ("round_time_by_inflight", "global_latency_cycles", "copy_bw_Bps",

@@ -666,7 +666,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     if traffic:
         local = traffic["local_read_bytes"] + traffic["local_write_bytes"]
     local_eff = _bank_efficiency(stats, p)
-    t_local = local / p.local_bw / local_eff
+    t_local = local / p.local_bw / local_eff * local_occupancy_factor(stats, p, conc)
     t_dispatch = stats.groups * p.group_dispatch_s
     waves = math.ceil(stats.groups / max(p.compute_units, 1))
     balance = stats.groups / (waves * p.compute_units) if waves else 1.0
@@ -735,6 +735,27 @@ def overlap(terms: tuple[float, ...], exponent: float) -> float:
     if math.isinf(exponent) or top <= 0.0:
         return top
     return top * sum((t / top) ** exponent for t in terms) ** (1.0 / exponent)
+
+
+def local_ridge_items(stats: KernelStats, p: ModelParams) -> float:
+    """Resident work items a compute unit needs to keep its local memory busy: Little's law on
+    the measured local latency and bandwidth, each item keeping one local access in flight
+    (the widest it makes). H200, 4-byte words: 30.9 cycles × 126 bytes a cycle / 4 = 972 items.
+    0 where no local access is made, or on a CPU (a core's loop keeps its loads in flight
+    however few items it runs: ``little_over_items``)."""
+    sites = [a for a in stats.accesses if a.space == "local"]
+    if not sites or not p.little_over_items:
+        return 0.0
+    width = max(a.itemsize * (1 if a.per_lane else a.vec_width) for a in sites)
+    return p.local_latency_s * p.local_bw / max(p.compute_units, 1) / width
+
+
+def local_occupancy_factor(stats: KernelStats, p: ModelParams, conc: float) -> float:
+    """How much slower than its bandwidth local memory runs with *conc* items resident: below
+    the ridge (``local_ridge_items``) the resident items' accesses in flight cannot cover the
+    latency, and the rate falls with them (docs/tuning.md, "Local memory at few resident
+    items")."""
+    return max(1.0, local_ridge_items(stats, p) / max(conc, 1.0))
 
 
 def _bank_efficiency(stats: KernelStats, p: ModelParams) -> float:
