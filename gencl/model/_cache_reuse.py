@@ -65,8 +65,7 @@ from gencl.model._stats import Access, KernelStats
 
 def live_bytes(resident_items: float, accesses: Iterable[Access]) -> float:
     """Bytes the resident wave keeps live: one access of every global site per resident item."""
-    return resident_items * sum(a.itemsize * (1 if a.per_lane else a.vec_width)
-                                for a in accesses if a.space == "global")
+    return resident_items * sum(a.instruction_bytes for a in accesses if a.space == "global")
 
 
 def dram_bytes(moved: float, footprint: float, live: float, p: ModelParams) -> float:

@@ -240,7 +240,7 @@ def access_instructions(a: Access, p: ModelParams) -> float:
 def access_efficiency(a: Access, p: ModelParams, stats: KernelStats | None = None) -> float:
     """Useful bytes over bytes moved for one access site (seed 001 §IV-F granularity); a
     gather's by the sectors its sub-group instructions touch in the data (*stats*)."""
-    useful = a.itemsize * (1 if a.per_lane else a.vec_width)
+    useful = a.instruction_bytes
     counted = _gathered(a, stats, p)
     if counted is not None and stats is not None:
         lanes, rows = _subgroup_shape(stats, p)
@@ -641,8 +641,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     t_req = requests / p.cache_requests_per_s + t_miss
     # Little's law on DRAM: bytes in flight = one access of each site per resident work item,
     # plus the asynchronous copies a temporal launch keeps in flight (loopy does not see them)
-    per_item = float(sum(a.itemsize * (1 if a.per_lane else a.vec_width)
-                         for a in stats.accesses if a.space == "global"))
+    per_item = float(sum(a.instruction_bytes for a in stats.accesses if a.space == "global"))
     per_item += (traffic or {}).get("copy_bytes_in_flight_per_item", 0.0)
     in_flight = conc * p.compute_units * per_item
     # loads that wait for one another's data (a chase; a gather in straight-line code) are not
@@ -746,7 +745,7 @@ def local_ridge_items(stats: KernelStats, p: ModelParams) -> float:
     sites = [a for a in stats.accesses if a.space == "local"]
     if not sites or not p.little_over_items:
         return 0.0
-    width = max(a.itemsize * (1 if a.per_lane else a.vec_width) for a in sites)
+    width = max(a.instruction_bytes for a in sites)
     return p.local_latency_s * p.local_bw / max(p.compute_units, 1) / width
 
 

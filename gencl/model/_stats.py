@@ -55,6 +55,12 @@ class Access:
     def bytes(self) -> float:
         return self.count * self.itemsize
 
+    @property
+    def instruction_bytes(self) -> int:
+        """Bytes one work item's instruction of this site moves: the whole vector, or one lane
+        where the access is emitted lane by lane."""
+        return self.itemsize * (1 if self.per_lane else self.vec_width)
+
 
 @dataclass(frozen=True)
 class KernelStats:
