@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gencl.characterize._hardware import (
-    lanes_per_cu, max_conc_wg, max_concurrent_items, warp_width)
+    is_gpu, lanes_per_cu, max_conc_wg, max_concurrent_items, warp_width)
 from gencl.characterize._registry import AnalysisResult, Characteristic, analysis
 
 #: itype -> (summary.json name of its peak, unit, dtype whose lanes bound it)
@@ -169,7 +169,7 @@ def occupancy(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any],
                 "cpi_warp")}}
     for itype in sorted({k[0] for k in curves} | set(vectors)):
         chars.extend(_itype_characteristics(itype, curves, vectors.get(itype, []), device, clock,
-                                            clock_how, series, notes))
+                                            bool(clock_hz), clock_how, series, notes))
     by_width = {it: info["peak_by_vector_width"] for it, info in series["itypes"].items()}
     widths = sorted({int(w) for d in by_width.values() for w in d})
     if len(widths) > 1:
@@ -183,8 +183,8 @@ def occupancy(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any],
 
 def _itype_characteristics(itype: str, curves: Mapping[tuple[str, int], list[dict[str, Any]]],
                            vector_points: Sequence[dict[str, Any]], device: Mapping[str, Any],
-                           clock: float, clock_how: str, series: dict[str, Any],
-                           notes: list[str]) -> list[Characteristic]:
+                           clock: float, clock_seen: bool, clock_how: str,
+                           series: dict[str, Any], notes: list[str]) -> list[Characteristic]:
     name, unit, dtype = PEAK_NAMES.get(itype, (f"{itype}_peak_ops", "op/s", "float32"))
     mine = {ilp: pts for (it, ilp), pts in curves.items() if it == itype}
     scalar = [p for pts in mine.values() for p in pts]
@@ -200,12 +200,26 @@ def _itype_characteristics(itype: str, curves: Mapping[tuple[str, int], list[dic
         info["scalar_peak_ops_per_s"] = by_width[1]["ops_per_s"]
     series["itypes"][itype] = info
     out: list[Characteristic] = []
-    if ceiling is not None and best["ops_per_s"] > ceiling:
-        notes.append(f"ERROR: {itype} measured {best['ops_per_s']:.3g} {unit} > theoretical "
-                     f"{ceiling:.3g} (CUs × lanes × 2 × clock): not reported; check the op "
-                     f"count and the emitted code")
+    # The ceiling catches a miscounted op or a chain the compiler folded: the measurement's
+    # whole 95 % interval lies above it. A best-of-many pick at the ceiling sits above it by
+    # noise alone (PoCL's 8-wide FMA chains on a 2-core CI runner: 98.5 % ± 13.5 %). A CPU
+    # whose clock was not seen reports a nominal clock its cores boost above: no ceiling there.
+    if ceiling is not None and not is_gpu(device) and not clock_seen:
+        if best["ops_per_s"] > ceiling:
+            notes.append(f"{itype} measured {best['ops_per_s']:.3g} {unit} = "
+                         f"{best['ops_per_s'] / ceiling:.2f}× CUs × lanes × 2 × the reported "
+                         f"clock: the cores ran above it (no clock seen on this CPU)")
+        ceiling = None
+    if ceiling is not None and best["ops_per_s"] - (best["ci95"] or 0.0) > ceiling:
+        notes.append(f"ERROR: {itype} measured {best['ops_per_s']:.3g} {unit} "
+                     f"(± {best['ci95'] or 0.0:.2g}) > theoretical {ceiling:.3g} (CUs × lanes "
+                     f"× 2 × clock): not reported; check the op count and the emitted code")
         info["error"] = "above theoretical peak"
         return out
+    if ceiling is not None and best["ops_per_s"] > ceiling:
+        notes.append(f"{itype} measured {best['ops_per_s']:.3g} {unit} > theoretical "
+                     f"{ceiling:.3g}, within its 95 % interval (± {best['ci95']:.2g}): "
+                     f"reported; the clock may run above the one used")
     of_ceiling = (f"; {best['ops_per_s'] / ceiling:.0%} of CUs×lanes×2×clock" if ceiling else "")
     out.append(Characteristic(
         name, best["ops_per_s"], unit, best["ci95"],

@@ -22,9 +22,26 @@ def _nvidia_sm_clock_mhz() -> float | None:
         return None
 
 
-def _cpu_clock_mhz() -> float | None:
+#: Where Linux's cpufreq driver lives; without it /proc/cpuinfo's "cpu MHz" is not the clock.
+CPUFREQ = Path("/sys/devices/system/cpu/cpu0/cpufreq")
+
+
+def cpu_clock_observable(cpufreq: Path = CPUFREQ) -> bool:
+    """Whether /proc/cpuinfo's "cpu MHz" follows the running clock: only with a cpufreq driver.
+
+    Without one (a virtual machine) it is the TSC rate fixed at boot while the cores boost
+    above it: PoCL's 8-wide FMA chains on a 2-core AMD EPYC VM that shows 2445 MHz ran at
+    1.09× CUs × lanes × 2 × 2445 MHz (2026-11-29).
+    """
+    return cpufreq.is_dir()
+
+
+def _cpu_clock_mhz(cpuinfo: Path = Path("/proc/cpuinfo"),
+                   cpufreq: Path = CPUFREQ) -> float | None:
+    if not cpu_clock_observable(cpufreq):
+        return None
     try:
-        mhz = [float(line.split(":")[1]) for line in Path("/proc/cpuinfo").read_text().splitlines()
+        mhz = [float(line.split(":")[1]) for line in cpuinfo.read_text().splitlines()
                if line.startswith("cpu MHz")]
     except (OSError, ValueError):
         return None
@@ -110,7 +127,8 @@ def clock_paused() -> Iterator[None]:
 
 class ClockMonitor:
     """The clock while a block runs: ``nvidia-smi`` on NVIDIA GPUs, /proc/cpuinfo for a CPU
-    device, sampled in the background (every *interval_s*) by one thread shared by all monitors.
+    device with a cpufreq driver, sampled in the background (every *interval_s*) by one thread
+    shared by all monitors.
 
     ``median_hz`` is None where neither applies (then figures in cycles use the device's
     reported maximum clock and say so), or before the first sample of the process arrived.

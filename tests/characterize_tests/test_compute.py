@@ -9,7 +9,7 @@ import pytest
 
 from gencl.characterize import get_analysis
 from gencl.characterize.divergence import detect_width, divergent_fraction, f_divergence
-from gencl.characterize.occupancy import cpi, ridge_point, run_geometry
+from gencl.characterize.occupancy import cpi, ridge_point, run_geometry, theoretical_peak
 from gencl.characterize.vectorization import speedups
 
 NV = {"device_type": "GPU", "platform": "NVIDIA CUDA", "compute_capability": "9.0",
@@ -64,6 +64,39 @@ def test_throughput_above_theoretical_is_an_error():
     res = get_analysis("occupancy")([rec], NV, None)
     assert not any(c.name == "sp_peak_flops" for c in res.characteristics)
     assert any(n.startswith("ERROR") for n in res.notes)
+
+
+def test_throughput_at_the_ceiling_within_its_interval_is_reported():
+    # 1024 × 2 items per CU of 1000 dependent adds and multiplies in 8.0 µs: 1.01× the H100
+    # table's CUs × lanes × 2 × clock, with a 95 % interval of ± 5 %
+    rec = {**_record("sp_addmul", 1, 1024, 2, 8.0e-6), "ci95_s": 0.4e-6}
+    res = get_analysis("occupancy")([rec], NV, None)
+    peak = next(c for c in res.characteristics if c.name == "sp_peak_flops")
+    ceiling = res.series["itypes"]["sp_addmul"]["theoretical_ops_per_s"]
+    assert 1.0 < peak.value / ceiling < 1.05
+    assert not any(n.startswith("ERROR") for n in res.notes)
+    assert any("within its 95 % interval" in n for n in res.notes)
+    tight = {**rec, "ci95_s": 0.0}  # the same figure measured without spread is an error
+    assert any(n.startswith("ERROR") for n in get_analysis("occupancy")([tight], NV, None).notes)
+
+
+def test_a_cpu_without_a_clock_seen_has_no_ceiling():
+    # PoCL on a 2-core VM: 1.09× CUs × lanes × 2 × the clock /proc/cpuinfo shows (the host's
+    # SIMD width), which its cores boost above
+    cpu = {"device_type": "CPU", "compute_units": 2, "max_clock_hz": 2e9,
+           "local_mem_bytes": 1 << 19, "max_work_group_size": 4096}
+    wg, steps = 64, 1000
+    ops = 2 * wg * 8 * 2 * steps  # 8-wide madd chains, ILP 1: 2 flops a lane a step
+    rate = 1.09 * theoretical_peak(cpu, "float32", 2e9)
+    rec = {"status": "ok", "variant_id": "v8", "median_s": ops / rate, "ci95_s": 0.0,
+           "point": {"itype": "sp_madd", "ilp": 1, "workgroup": wg, "vector_width": 8},
+           "sizes": {"n": 2 * wg * 8}, "work": {"ops": ops, "instructions": ops / 2}}
+    seen_nothing = get_analysis("occupancy")([rec], cpu, None)
+    assert any(c.name == "sp_madd_peak_flops" for c in seen_nothing.characteristics)
+    assert any("the cores ran above it" in n for n in seen_nothing.notes)
+    seen = get_analysis("occupancy")([rec], cpu, 2e9)  # a clock cpufreq saw is a bound
+    assert not any(c.name == "sp_madd_peak_flops" for c in seen.characteristics)
+    assert any(n.startswith("ERROR") for n in seen.notes)
 
 
 def test_divergence_width_and_f_divergence():
