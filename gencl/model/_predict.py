@@ -714,7 +714,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # the roof: useful work at the peak of the limiting resource
     ideal = max(t_ops, useful / bandwidth if not p.cached or traffic
                 else min(useful, sum(stats.footprint.values())) / bandwidth)
-    criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful, local_eff,
+    criteria = _criteria(stats, p, terms, body, divergence, balance, conc, useful,
+                         (local_eff, 1.0 / local_occupancy_factor(stats, p, conc)),
                          (hits, body / max(hit_all, 1e-30), gap_misses > lane_misses),
                          (reuse, body / max(all_held, 1e-30)),
                          (1.0 / serial, body / max(lockstep, 1e-30)),
@@ -772,7 +773,7 @@ def _bank_efficiency(stats: KernelStats, p: ModelParams) -> float:
 
 def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body: float,
               divergence: float, balance: float, conc: float, useful: float,
-              local_eff: float, first_level: tuple[float, float, bool],
+              local: tuple[float, float], first_level: tuple[float, float, bool],
               dram_reuse: tuple[float, float], serialization: tuple[float, float],
               fills: tuple[float, float], tail: float, reload: float
               ) -> tuple[Criterion, ...]:
@@ -800,8 +801,15 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
         Criterion("access_granularity", granularity, sp(granularity, mem_share),
                   "neighbouring work items touch distant addresses: make the fastest index "
                   "follow local id 0 or vectorize"),
-        Criterion("local_memory_efficiency", local_eff, sp(local_eff, local_share),
+        Criterion("local_memory_efficiency", local[0], sp(local[0], local_share),
                   "bank conflicts in local memory: pad the tile"),
+        # not one of seed 001's: resident items over the local ridge (Little's law on the
+        # measured local latency and bandwidth, local_ridge_items); the local term was divided
+        # by it, so the speedup is that term's share at the local bandwidth
+        Criterion("local_occupancy", local[1], sp(local[1], local_share),
+                  "too few work items resident to keep local memory busy (each keeps one "
+                  "access in flight): fewer registers an item (a smaller block, a narrower "
+                  "vector) or smaller tiles, so that more groups fit a compute unit"),
         # not one of seed 001's: the share of the re-touching requests (lane-by-lane ones, a
         # blocked row's gap-filling ones) the first level holds; the speedup is the model's time
         # without the requests that go on to the next level; the hint names the larger misser

@@ -40,8 +40,12 @@ def test_the_local_term_falls_with_the_resident_items_below_the_ridge(registers,
     factor = max(1.0, 2000.0 / resident)
     assert local_occupancy_factor(stats, p, resident) == pytest.approx(factor)
     # the register file holds 65,536 / (registers × 256) groups of 256
-    terms = predict(stats, p).terms
-    assert terms["local_memory"] == pytest.approx(LOCAL_BYTES / 4e12 * factor)
+    pred = predict(stats, p)
+    assert pred.terms["local_memory"] == pytest.approx(LOCAL_BYTES / 4e12 * factor)
+    # explain names it: the criterion is resident items over the ridge, 1 at or above it
+    (crit,) = [c for c in pred.criteria if c.name == "local_occupancy"]
+    assert crit.value == pytest.approx(1.0 / factor)
+    assert (crit.speedup > 1.0) == (factor > 1.0)
 
 
 def test_a_wider_access_keeps_more_bytes_in_flight():
