@@ -152,7 +152,8 @@ def measure_benchmark(entry: SuiteEntry, engine: Any, raw_dir: Path, *, quick: b
 
 def _open_profile(out: Path, engine: Any, quick: bool, fresh: bool) -> DeviceProfile:
     clock = {"reported_max_hz": float(engine.info.max_clock_hz), "seen_hz": None,
-             "source": "reported maximum (no clock probe on this platform)"}
+             "source": "reported maximum (no clock seen: nvidia-smi for an NVIDIA GPU, "
+                       "/proc/cpuinfo with a cpufreq driver for a CPU)"}
     blank = DeviceProfile(device_json=engine.info.to_json(), clock=clock, quick=quick,
                           benchmarks={}, gencl_version=__version__)
     if fresh or not (out / PROFILE_FILE).exists():
