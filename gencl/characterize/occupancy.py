@@ -202,7 +202,7 @@ def _itype_characteristics(itype: str, curves: Mapping[tuple[str, int], list[dic
     out: list[Characteristic] = []
     # The ceiling catches a miscounted op or a chain the compiler folded: the measurement's
     # whole 95 % interval lies above it. A best-of-many pick at the ceiling sits above it by
-    # noise alone (PoCL's 8-wide FMA chains on a 2-core CI runner: 98.5 % ± 13.5 %). A CPU
+    # noise alone (PoCL's 8-wide FMA chains on a 2-core AMD EPYC VM: 98.5 % ± 13.5 %). A CPU
     # whose clock was not seen reports a nominal clock its cores boost above: no ceiling there.
     if ceiling is not None and not is_gpu(device) and not clock_seen:
         if best["ops_per_s"] > ceiling:
