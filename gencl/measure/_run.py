@@ -23,6 +23,7 @@ from gencl.measure._build import Built, BuildFailure
 from gencl.measure._engine import OpenCLEngine, Timeout, check_assumptions, compare
 from gencl.measure._inputs import FreshInputs, ReusedInputs, TimingInputs, draw_inputs
 from gencl.measure._measurement import Measurement, device_error_status
+from gencl.measure._sass import sass_counts
 from gencl.measure._sweeps import one_sweep_form
 from gencl.spec import BenchmarkSpec, steps_per_launch
 
@@ -215,7 +216,10 @@ def evaluate_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant
         extra={"rotation_copies": timing.rotation_copies(), "build_s": built.build_s,
                "codegen_s": variant.codegen_s, "verify_launches": launches,
                "verify_sizes": vsizes,
-               **({"steps": steps} if (steps := steps_per_launch(spec, point)) > 1 else {})},
+               **({"steps": steps} if (steps := steps_per_launch(spec, point)) > 1 else {}),
+               # the load rounds ptxas scheduled, where the CUDA toolkit is here (the model
+               # reads them as it reads the build log's registers)
+               **({"sass": sass} if (sass := sass_counts(built.binary)) else {})},
         **timed, **base)
     return Evaluation(m, built)
 

@@ -13,7 +13,7 @@ from typing import Any
 from gencl.errors import GenclError
 from gencl.model._params import ModelParams
 from gencl.model._predict import Prediction, predict
-from gencl.model._registers import with_build_log
+from gencl.model._registers import with_build_log, with_sass
 from gencl.model._stats import KernelStats, variant_stats
 
 
@@ -97,26 +97,37 @@ def _stats_in_worker(args: tuple[Any, dict[str, Any], dict[str, int], int]) -> A
 def predict_points(spec: Any, points: Sequence[Mapping[str, Any]],
                    sizes: Sequence[Mapping[str, int]], params: ModelParams, *,
                    workers: int | None = None, progress: Any = None,
-                   build_logs: Sequence[str | None] | None = None
+                   build_logs: Sequence[str | None] | None = None,
+                   sass: Sequence[Mapping[str, Any] | None] | None = None
                    ) -> list[Prediction | None]:
     """Predictions for many points (None where loopy cannot count a point), stats in parallel;
     *progress* is called with the number of points counted so far. *build_logs* (one per point,
     where they were built: a Measurement's ``build_log``) give the compiler's registers and
-    spills in place of the estimate (``gencl.model._registers.with_build_log``)."""
+    spills in place of the estimate (``gencl.model._registers.with_build_log``), and *sass*
+    (a Measurement's ``extra["sass"]``) the load rounds ptxas scheduled (``with_sass``)."""
     stats = points_stats(spec, points, sizes, params, workers=workers, progress=progress)
-    return predict_from_stats(spec, points, sizes, stats, params, build_logs)
+    return predict_from_stats(spec, points, sizes, stats, params, build_logs, sass)
 
 
 def predict_from_stats(spec: Any, points: Sequence[Mapping[str, Any]],
                        sizes: Sequence[Mapping[str, int]], stats: Sequence[KernelStats | str],
-                       params: ModelParams, build_logs: Sequence[str | None] | None = None
+                       params: ModelParams, build_logs: Sequence[str | None] | None = None,
+                       sass: Sequence[Mapping[str, Any] | None] | None = None
                        ) -> list[Prediction | None]:
     """Predictions from counted statistics (``points_stats``), with the build logs' registers
-    where given; None where a point could not be counted."""
+    and the SASS's load rounds where given; None where a point could not be counted."""
     logs = build_logs or [None] * len(points)
-    return [predict_variant(spec, p, z, with_build_log(s, log), params)
+    counted = sass or [None] * len(points)
+    return [predict_variant(spec, p, z, with_sass(with_build_log(s, log), rounds), params)
             if isinstance(s, KernelStats) else None
-            for p, z, s, log in zip(points, sizes, stats, logs)]
+            for p, z, s, log, rounds in zip(points, sizes, stats, logs, counted)]
+
+
+def built_facts(records: Sequence[Mapping[str, Any]]
+                ) -> tuple[list[str | None], list[Mapping[str, Any] | None]]:
+    """What each record's build told: its build log and its SASS counts (None where absent)."""
+    return ([r.get("build_log") for r in records],
+            [(r.get("extra") or {}).get("sass") for r in records])
 
 
 def points_stats(spec: Any, points: Sequence[Mapping[str, Any]],
@@ -249,8 +260,9 @@ def cache_accuracy(spec: Any, results: Sequence[Mapping[str, Any]], params: Mode
 
     records, outside = space_records(spec, results)
     ok = [r for r in records if r.get("status") == "ok" and r.get("median_s")]
+    logs, sass = built_facts(ok)
     preds = predict_points(spec, [r["point"] for r in ok], [r["sizes"] for r in ok], params,
-                           workers=workers, build_logs=[r.get("build_log") for r in ok])
+                           workers=workers, build_logs=logs, sass=sass)
     rows = [AccuracyRow(r["point"], p.time_per_sweep_s, float(time_per_sweep(spec, r) or 0.0),
                         p.bottleneck)
             for r, p in zip(ok, preds) if p]

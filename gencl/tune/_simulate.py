@@ -98,15 +98,17 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
     per-record predictions before build: what the guided sampler ranks by)."""
     from gencl.model._heldout import heldout_note, model_role
     from gencl.model._explain import (
-        AccuracyRow, accuracy_by_value, points_stats, predict_from_stats)
+        AccuracyRow, accuracy_by_value, built_facts, points_stats, predict_from_stats)
     from gencl.model._registers import registers_from_build_log
 
     points, sizes = [r["point"] for r in records], [r["sizes"] for r in records]
     stats = points_stats(spec, points, sizes, params, workers=workers)
-    logs = [r.get("build_log") for r in records]
+    logs, sass = built_facts(records)
     built = sum(registers_from_build_log(log or "") is not None for log in logs)
+    counted = sum(s is not None for s in sass)
     before = predict_from_stats(spec, points, sizes, stats, params)
-    after = predict_from_stats(spec, points, sizes, stats, params, logs) if built else before
+    after = predict_from_stats(spec, points, sizes, stats, params, logs, sass) \
+        if built or counted else before
 
     def scored(preds: Sequence[Any]) -> list[AccuracyRow]:
         # per sweep, both sides: a launch of k sweeps is compared as k sweeps
@@ -129,7 +131,7 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
                                      [r.measured_s for r in ok], known=known, seeds=seeds) \
         if known >= 3 else None
     prebuild = None
-    if built:
+    if built or counted:
         rows = scored(before)
         pre = accuracy([r.predicted_s for r in rows], [r.measured_s for r in rows])
         prebuild = {"spearman": pre.spearman, "within_15pct": pre.within_15pct,
@@ -148,6 +150,9 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
         "model_predicted_best_ties": best_ties(ok) if ok else None,
         # records whose build log gave the compiler's registers and spills
         "model_build_logs": built,
+        # records whose SASS was counted at build time (gencl.measure._sass): the load rounds
+        # ptxas scheduled
+        "model_sass_counts": counted,
         "model_before_build": prebuild,
         # the same model corrected by a few measured variants, scored on the others
         "model_calibrated": calibrated,

@@ -65,10 +65,9 @@ def test_sampled_cache_gives_the_model_accuracy_only(cache, tmp_path):
     assert ties["gap_min"] <= summary["model_predicted_best_gap"] <= ties["gap_max"]
 
 
-def test_the_model_summary_reads_the_records_build_logs(cache):
-    """Records that carry NVIDIA's build log are priced with the compiler's registers (255 per
-    item here: a quarter of the items resident, so a slower prediction); the summary counts them
-    and gives the same model without them, as the guided sampler sees points not yet built."""
+def _summaries(cache, built):
+    """The copy space's model summary on a 1-unit GPU with a 5 µs latency, as measured and with
+    *built* (a function of a record) applied to every record; (plain, built, before build)."""
     from gencl.tune._simulate import model_summary
 
     spec = load_spec("copy")
@@ -77,12 +76,38 @@ def test_the_model_summary_reads_the_records_build_logs(cache):
            "warp_size": 32, "registers_per_block": 65536}
     params = params_from({"global_latency_cycles": 5000.0}, gpu)
     plain, _ = model_summary(spec, records, params, seeds=1, workers=1)
+    summary, before = model_summary(spec, [built(r) for r in records], params, seeds=1,
+                                    workers=1)
+    return plain, summary, before
+
+
+def test_the_model_summary_reads_the_records_build_logs(cache):
+    """Records that carry NVIDIA's build log are priced with the compiler's registers (255 per
+    item here: a quarter of the items resident, so a slower prediction); the summary counts them
+    and gives the same model without them, as the guided sampler sees points not yet built."""
+    plain, summary, _ = _summaries(
+        cache, lambda r: {**r, "build_log": "ptxas info    : Used 255 registers"})
     assert plain["model_build_logs"] == 0 and plain["model_before_build"] is None
-    logged = [{**r, "build_log": "ptxas info    : Used 255 registers"} for r in records]
-    summary, before = model_summary(spec, logged, params, seeds=1, workers=1)
-    assert summary["model_build_logs"] == len(records)
+    assert summary["model_build_logs"] == plain["model_variants"]
     assert summary["model_before_build"]["median_ratio"] == plain["model_median_ratio"]
     assert summary["model_median_ratio"] > plain["model_median_ratio"]
+
+
+def test_the_model_summary_reads_the_records_sass_rounds(cache):
+    """Records whose build's SASS was counted (``extra["sass"]``: straight-line code, its loads
+    in 200 batches) are priced with those load rounds where the code keeps no loop (the copy's
+    `dynamic` loops keep theirs), counted in the summary, and left out of the model before
+    build, as the guided sampler sees a point it has not built."""
+    sass = {"loop": False, "instructions": 400, "loads": 200, "stores": 1, "rounds": 200}
+    plain, summary, _ = _summaries(
+        cache, lambda r: {**r, "extra": {**(r.get("extra") or {}), "sass": sass}})
+    assert plain["model_sass_counts"] == 0
+    assert summary["model_sass_counts"] == plain["model_variants"]
+    assert summary["model_before_build"]["median_ratio"] == plain["model_median_ratio"]
+    assert summary["model_median_ratio"] > plain["model_median_ratio"]
+    loop, plain_loop = summary["model_by_value"]["loop"], plain["model_by_value"]["loop"]
+    assert loop["dynamic"] == plain_loop["dynamic"]
+    assert loop["constant"]["median_ratio"] > plain_loop["constant"]["median_ratio"]
 
 
 def test_an_interrupted_space_reads_as_the_part_it_measured(cache, tmp_path):

@@ -1,0 +1,78 @@
+"""Add the SASS load-round counts to the records of a space measured before builds counted them.
+
+    python tools/sass_space.py SPACE.json… [--device nvidia] [--workers 16]
+
+On the NVIDIA machine with the CUDA toolkit (ptxas, cuobjdump: ``/usr/local/cuda/bin``). Each ok
+record's variant is generated again, built on the device with the options a measurement uses,
+and where the binary is the one that was timed (its hash is the record's ``binary_hash``) the
+SASS counts of ``gencl.measure._sass`` are written into the record's ``extra["sass"]``, as a
+measurement today writes them; records whose binary differs are left as they are and counted.
+The file is rewritten in place (atomically); nothing else in it changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from gencl._json import dumps_json
+from gencl.api import load
+from gencl.generate import generate_many
+from gencl.measure import OpenCLEngine
+from gencl.measure._build import build_program
+from gencl.measure._sass import sass_counts, toolkit
+
+
+def counted(engine: OpenCLEngine, record: dict[str, Any], variant: Any) -> str:
+    """Count *record*'s SASS into it where its binary is the one timed; what happened."""
+    if not hasattr(variant, "source"):
+        return "not generated"
+    try:
+        built = build_program(engine.ctx, engine.cl_device, variant, engine.build_options,
+                              engine._built)
+    except Exception:  # noqa: BLE001 -- it was built when measured: say so, go on
+        return "build failed"
+    if built.binary_hash != record.get("binary_hash"):
+        return "other binary"
+    sass = sass_counts(built.binary)
+    if sass is None:
+        return "no SASS"
+    record.setdefault("extra", {})["sass"] = sass
+    return "counted"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("spaces", type=Path, nargs="+", help="space.json files")
+    ap.add_argument("--device", default="nvidia")
+    ap.add_argument("--workers", type=int, default=16, help="parallel builds and ptxas runs")
+    opts = ap.parse_args(argv)
+    if toolkit() is None:
+        print("sass_space: ptxas and cuobjdump are not on PATH (the CUDA toolkit)",
+              file=sys.stderr)
+        return 2
+    engine = OpenCLEngine(opts.device)
+    for path in opts.spaces:
+        start = time.perf_counter()
+        data = json.loads(path.read_text())
+        records = [r for r in data["results"] if r.get("status") == "ok"]
+        variants = generate_many(load(data["spec"]), [r["point"] for r in records])
+        engine.prebuild([v for v in variants if hasattr(v, "source")], workers=opts.workers)
+        with ThreadPoolExecutor(opts.workers) as pool:
+            outcomes = list(pool.map(lambda pair: counted(engine, *pair),
+                                     zip(records, variants)))
+        tmp = path.with_suffix(".sass.tmp")
+        tmp.write_text(dumps_json(data, indent=1))
+        tmp.replace(path)
+        tally = {o: outcomes.count(o) for o in sorted(set(outcomes))}
+        print(f"{path}: {tally} ({time.perf_counter() - start:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
