@@ -30,8 +30,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from gencl.measure._sass import (  # noqa: F401 -- the tool's names, as its tests use them
-    LoopRounds, is_ptx, kernel_rounds, load_rounds, loop_rounds, sass_text, toolkit)
+from gencl.measure._sass import is_ptx, kernel_rounds, loop_rounds, sass_text, toolkit
 
 
 def sass_of(path: Path) -> str:

@@ -7,7 +7,7 @@ rounds at 54 registers and 5 at 44, 376 against 441 µs). The model counts one r
 outside a loop the code keeps; the SASS counts what runs. Counted at build time where the CUDA
 toolkit is present (``ptxas``, ``cuobjdump``; the GPU host's ``/usr/local/cuda/bin``), stored in
 each Measurement (``extra["sass"]``) as the build log is, and read by the model
-(``gencl.model._registers.with_sass``).
+(``gencl.model._schedule.with_sass``).
 
 A round: an instruction reads a register a load wrote, and that load was issued after the last
 wait (the warp stalls until its data comes; the loads issued before it came back with it); a

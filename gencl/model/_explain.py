@@ -13,7 +13,8 @@ from typing import Any
 from gencl.errors import GenclError
 from gencl.model._params import ModelParams
 from gencl.model._predict import Prediction, predict
-from gencl.model._registers import with_build_log, with_sass
+from gencl.model._registers import with_build_log
+from gencl.model._schedule import with_sass
 from gencl.model._stats import KernelStats, variant_stats
 
 
@@ -104,7 +105,8 @@ def predict_points(spec: Any, points: Sequence[Mapping[str, Any]],
     *progress* is called with the number of points counted so far. *build_logs* (one per point,
     where they were built: a Measurement's ``build_log``) give the compiler's registers and
     spills in place of the estimate (``gencl.model._registers.with_build_log``), and *sass*
-    (a Measurement's ``extra["sass"]``) the load rounds ptxas scheduled (``with_sass``)."""
+    (a Measurement's ``extra["sass"]``) the load rounds ptxas scheduled
+    (``gencl.model._schedule.with_sass``)."""
     stats = points_stats(spec, points, sizes, params, workers=workers, progress=progress)
     return predict_from_stats(spec, points, sizes, stats, params, build_logs, sass)
 

@@ -659,7 +659,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     counted = trace.get("fetch_unrolled_rounds") if p.fetch_loops_unrolled else None
     rounds = max(float(counted or trace.get("load_rounds") or 0), chained)
     # where the code keeps no loop and the build's SASS was counted, the batches ptxas issued
-    # its loads in (``_registers.with_sass``): the float64 Jacobi rows of one source take 3
+    # its loads in (``_schedule.with_sass``): the float64 Jacobi rows of one source take 3
     # rounds at 54 registers and 5 at 44, 376 against 441 µs on the H200
     scheduled = stats.extra.get("sass_rounds")
     if scheduled and not counted and float(trace.get("load_rounds") or 0) <= 1.0:

@@ -22,9 +22,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from gencl.model._params import ModelParams
 from gencl.model._stats import KernelStats
@@ -103,13 +101,3 @@ def with_build_log(stats: KernelStats, log: str | None) -> KernelStats:
         **stats.extra, "registers": found.registers,
         "spill_bytes": found.spill_store_bytes + found.spill_load_bytes})
 
-
-def with_sass(stats: KernelStats, sass: Mapping[str, Any] | None) -> KernelStats:
-    """*stats* with the load rounds ptxas scheduled (a Measurement's ``extra["sass"]``,
-    ``gencl.measure._sass``) for a kernel whose SASS keeps no loop: its loads come in that many
-    batches, each waited for, where the model counts one (unchanged without them, or where a
-    loop is kept: a pass's rounds at the full latency over-priced every stream they were tried
-    on, docs/tuning.md)."""
-    if not sass or sass.get("loop") or not sass.get("rounds"):
-        return stats
-    return dataclasses.replace(stats, extra={**stats.extra, "sass_rounds": int(sass["rounds"])})

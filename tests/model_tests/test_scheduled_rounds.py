@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gencl.model import Access, KernelStats, params_from, predict
-from gencl.model._registers import with_sass
+from gencl.model._schedule import with_sass
 
 GPU = {"name": "gpu", "device_type": "GPU", "compute_units": 4, "max_clock_hz": 1e9,
        "warp_size": 32, "global_cache_bytes": 1 << 20, "global_cacheline_bytes": 128,
