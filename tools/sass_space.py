@@ -24,7 +24,7 @@ from gencl._json import dumps_json
 from gencl.api import load
 from gencl.generate import generate_many
 from gencl.measure import OpenCLEngine
-from gencl.measure._sass import sass_counts, toolkit
+from gencl.measure._sass import toolkit
 
 
 def counted(engine: OpenCLEngine, record: dict[str, Any], variant: Any) -> str:
@@ -37,10 +37,9 @@ def counted(engine: OpenCLEngine, record: dict[str, Any], variant: Any) -> str:
         return "build failed"
     if built.binary_hash != record.get("binary_hash"):
         return "other binary"
-    sass = sass_counts(built.binary)
-    if sass is None:
+    if built.sass is None:
         return "no SASS"
-    record.setdefault("extra", {})["sass"] = sass
+    record.setdefault("extra", {})["sass"] = built.sass
     return "counted"
 
 

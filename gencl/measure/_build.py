@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import time
 import warnings
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from typing import Any
 
 from gencl.generate import Variant
 from gencl.generate._cache import cache_dir
+from gencl.measure._sass import sass_counts
 
 #: NVIDIA's build option that prints ptxas's summary (registers, spills) into the build log
 NV_VERBOSE = "-cl-nv-verbose"
@@ -18,7 +20,8 @@ NV_VERBOSE = "-cl-nv-verbose"
 
 @dataclass
 class Built:
-    """A variant built for one device: the kernel, its build log and binary (PTX on NVIDIA)."""
+    """A variant built for one device: the kernel, its build log and binary (PTX on NVIDIA), and
+    the load rounds of its SASS where the CUDA toolkit is here (``gencl.measure._sass``)."""
 
     variant: Variant
     program: Any
@@ -27,6 +30,7 @@ class Built:
     binary: bytes
     build_s: float
     from_cache: bool
+    sass: dict[str, Any] | None = None
 
     @property
     def binary_hash(self) -> str:
@@ -77,9 +81,18 @@ def build_program(ctx: Any, device: Any, variant: Variant, options: str,
         # a binary reload prints no compiler summary (registers, spills): the source build's log
         log = log_path.read_text()
     binary = program.get_info(cl.program_info.BINARIES)[0] or b""
+    # counted once a binary (ptxas and cuobjdump take 0.1-0.3 s), kept beside it like its log
+    sass_path = path.with_suffix(".sass.json") if path is not None else None
+    if from_cache and sass_path is not None and sass_path.is_file():
+        sass = json.loads(sass_path.read_text())
+    else:
+        sass = sass_counts(binary)
     if path is not None and binary and not from_cache:
         path.parent.mkdir(parents=True, exist_ok=True)
-        for target, data in ((path.with_suffix(".log"), log.encode()), (path, binary)):
+        files = [(path.with_suffix(".log"), log.encode()), (path, binary)]
+        if sass is not None and sass_path is not None:
+            files.insert(0, (sass_path, json.dumps(sass).encode()))
+        for target, data in files:
             tmp = target.with_suffix(f".{time.time_ns()}.tmp")
             tmp.write_bytes(data)
             tmp.replace(target)
@@ -87,7 +100,7 @@ def build_program(ctx: Any, device: Any, variant: Variant, options: str,
         kernel = getattr(program, variant.kernel_name)
     except (AttributeError, cl.Error) as exc:
         raise BuildFailure("build_error", f"no kernel {variant.kernel_name}: {exc}") from None
-    built = Built(variant, program, kernel, log.strip(), binary, build_s, from_cache)
+    built = Built(variant, program, kernel, log.strip(), binary, build_s, from_cache, sass)
     memo[key] = built
     return built
 

@@ -23,7 +23,6 @@ from gencl.measure._build import Built, BuildFailure
 from gencl.measure._engine import OpenCLEngine, Timeout, check_assumptions, compare
 from gencl.measure._inputs import FreshInputs, ReusedInputs, TimingInputs, draw_inputs
 from gencl.measure._measurement import Measurement, device_error_status
-from gencl.measure._sass import sass_counts
 from gencl.measure._sweeps import one_sweep_form
 from gencl.spec import BenchmarkSpec, steps_per_launch
 
@@ -219,7 +218,7 @@ def evaluate_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant
                **({"steps": steps} if (steps := steps_per_launch(spec, point)) > 1 else {}),
                # the load rounds ptxas scheduled, where the CUDA toolkit is here (the model
                # reads them as it reads the build log's registers)
-               **({"sass": sass} if (sass := sass_counts(built.binary)) else {})},
+               **({"sass": built.sass} if built.sass else {})},
         **timed, **base)
     return Evaluation(m, built)
 
