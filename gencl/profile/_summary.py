@@ -68,6 +68,10 @@ MEASURED_KEYS: dict[str, str] = {
     "offset_rows_read_bw_Bps": "B/s",
     # a round of dependent coalesced DRAM loads, per bytes in flight per compute unit
     "round_time_by_inflight": "[{inflight_bytes_per_cu: B, round_s: s}]",
+    # one more dependent round whose lines a cache holds, at the heaviest load (cached_rounds)
+    "l1_round_s": "s",
+    "l2_round_s": "s",
+    "cached_round_by_load": "[{level, items_per_cu, round_s: s, dram_round_s: s}]",
     # a rolled in-place loop's wait per sub-group store over lines two sub-groups share
     "store_reload_s": "s",
     "store_reload_by_case": "[{offset_bytes: B, vector_width: lanes, store_reload_s: s}]",
