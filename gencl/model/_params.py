@@ -137,6 +137,11 @@ class ModelParams:
     # with every resident item's round in flight at once, smallest first (load_rounds); ():
     # Little's law with a soft knee from global_latency_s and dram_bw (_predict.loaded_round_s)
     round_times: tuple[tuple[float, float], ...] = ()
+    # seconds one more load round takes whose lines the last level holds, every resident item
+    # waiting for its own (cached_rounds' l2_round_s): the rounds ptxas schedules in a loop
+    # pass beyond the one that reads a new row (_schedule.scheduled_loop_rounds); nominal: the
+    # largest cache level's latency (reread_latency_s), 0 where none was measured
+    cached_round_s: float = 0.0
     # seconds a compute unit spends per sub-group store that a later load of the same array
     # waits for, where the array's lines are shared between sub-groups (store_reload);
     # 0: not measured, not priced
@@ -299,6 +304,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         footprint_bandwidths=tuple(steps),
         gather_rates=tuple(gather_rates),
         round_times=tuple(round_times),
+        cached_round_s=get("l2_round_s", max(timed)[1] / clock if timed else 0.0),
         # nominal: none (an in-place loop priced as a copy)
         store_reload_s=get("store_reload_s", 0.0, accept=lambda v: v >= 0),
         sources=sources,
@@ -313,7 +319,8 @@ TERM_SOURCES: dict[str, tuple[str, ...]] = {
     "memory_bandwidth": ("copy_bw_Bps", "cache_levels"),
     "l2_bandwidth": ("l2_line_requests_per_s", "l2_sectors_per_s", "l2_read_bw_Bps"),
     "cache_requests": ("cache_requests_per_s", "l2_requests_per_s"),
-    "memory_latency": ("global_latency_cycles", "registers_per_block", "cache_levels"),
+    "memory_latency": ("global_latency_cycles", "registers_per_block", "cache_levels",
+                       "l2_round_s"),
     "local_memory": ("local_bw_Bps", "local_latency_cycles", "registers_per_block"),
     "dispatch": ("group_dispatch_s", "dispatch_overlap_exponent"),
     "barriers": ("barrier_phase_s", "barrier_phase_s_per_item"),

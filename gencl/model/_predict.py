@@ -85,7 +85,9 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   load_rounds benchmark's H100 points, predicted so, within 10 % up to 8 KiB in flight per
   compute unit with one chain an item and from 16 KiB on with any; code without a kept loop
   whose build's SASS was counted, ``gencl.measure._sass``: a round per batch ptxas issued its
-  loads in, each waited for before the next);
+  loads in, each waited for before the next; a kept loop whose SASS was counted: its passes'
+  batches, those beyond the model's round an iteration at the cached round, ``cached_rounds``:
+  they re-read lines the item's neighbours brought in);
 - work-groups that do not fill the last wave leave compute units idle (load balance);
 - wave tail: a GPU kernel whose items each run several load rounds (a loop the code keeps: a
   stream along an axis) runs them in waves of resident items that start and finish together;
@@ -136,6 +138,7 @@ from gencl.model._gathers import SECTOR_BYTES as GATHER_SECTOR_BYTES
 from gencl.model._gathers import GatherShares, gather_shares, wave_bytes
 from gencl.model._params import ModelParams
 from gencl.model._registers import resident_items_per_cu, spill_requests
+from gencl.model._schedule import scheduled_loop_rounds
 from gencl.model._stats import Access, KernelStats
 from gencl.model._vector_rate import op_rate, vectorized
 
@@ -237,6 +240,12 @@ def access_instructions(a: Access, p: ModelParams) -> float:
     if a.per_lane or a.vec_width == 1:
         return a.count
     return a.count / a.vec_width * math.ceil(a.itemsize * a.vec_width / p.lane_access_bytes)
+
+
+def store_instructions_per_item(stats: KernelStats, p: ModelParams) -> float:
+    """Global store instructions one work item issues (``access_instructions``)."""
+    return sum(access_instructions(a, p) for a in stats.accesses
+               if a.space == "global" and a.direction == "store") / max(stats.work_items, 1)
 
 
 def access_efficiency(a: Access, p: ModelParams, stats: KernelStats | None = None) -> float:
@@ -664,10 +673,20 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     scheduled = stats.extra.get("sass_rounds")
     if scheduled and not counted and float(trace.get("load_rounds") or 0) <= 1.0:
         rounds = max(float(scheduled), chained)
+    # a loop the code keeps whose SASS was counted: the rounds ptxas scheduled in its passes
+    # (``_schedule.scheduled_loop_rounds``). As many as the model counts at the round latency,
+    # fewer where ptxas batched iterations (box2d9's scalar stream: 3 in a pass of 4); those
+    # beyond re-read lines the neighbours brought in, each at the cached round (cached_rounds:
+    # 318 ns on the H200, the far L2 partition's, whatever the load)
+    cached = 0.0
+    in_loop = scheduled_loop_rounds(stats, store_instructions_per_item(stats, p)) \
+        if rounds > 1.0 and not counted and not chained else None
+    if in_loop is not None:
+        cached, rounds = max(0.0, in_loop - rounds), min(rounds, in_loop)
     t_rounds = 0.0
     if rounds and not traffic:
-        t_rounds = stats.work_items / max(p.compute_units, 1) / conc * rounds \
-            * round_latency(stats, p, dram)
+        t_rounds = stats.work_items / max(p.compute_units, 1) / conc \
+            * (rounds * round_latency(stats, p, dram) + cached * p.cached_round_s)
     t_lat = max(t_little, t_rounds)
     local = sum(a.bytes for a in stats.accesses if a.space == "local")
     if traffic:
