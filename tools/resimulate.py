@@ -26,6 +26,7 @@ def command(summary_path: Path) -> list[str]:
     """The command that writes *summary_path* again."""
     d: dict[str, Any] = json.loads(summary_path.read_text())
     cmd = ["gencl", "tune", d["spec"], "--simulate", "--cache", d["cache"]]
+    cmd += [f"--knob={k}={v}" for k, v in (d.get("knobs") or {}).items()]
     repeat = d.get("measurement_repeat")
     if isinstance(repeat, dict) and repeat.get("file"):
         cmd += ["--repeat", repeat["file"]]
@@ -45,9 +46,12 @@ def command(summary_path: Path) -> list[str]:
 
 
 def summaries(paths: list[str]) -> list[Path]:
+    """Simulation summaries: summary.json in a folder named ``tuning`` or ``…-tuning``."""
     found: list[Path] = []
     for p in map(Path, paths or ["bench_results"]):
-        found += [p] if p.is_file() else sorted(p.rglob("tuning/summary.json"))
+        found += [p] if p.is_file() else sorted(
+            s for s in p.rglob("summary.json")
+            if s.parent.name == "tuning" or s.parent.name.endswith("-tuning"))
     return found
 
 

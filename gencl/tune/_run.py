@@ -208,6 +208,8 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
                              strategies=strategies, kt_strategies=kt_strategies,
                              progress=progress)
     summary["goal"] = goal_check(summary)
+    if fixed:  # the slice it was run on: tools/resimulate.py passes it again
+        summary["knobs"] = dict(fixed)
     summary["profile_sources"] = dict(params.sources)
     if again is not None:
         summary["measurement_repeat"] = repeat_summary(spec, replay.records, again[1], again[0],

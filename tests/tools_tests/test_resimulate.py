@@ -26,6 +26,8 @@ SUMMARIES = tool.summaries([str(ROOT / "bench_results")])
     "nvidia-h200/tuning/summary.json",
     # two of the strategies only
     "pocl-local-cpu/jacobi/tuning/summary.json",
+    # the single-sweep slice of a space measured with its temporal points (--knob)
+    "nvidia-h200/helmholtz3d/single-sweep-tuning/summary.json",
 ])
 def test_the_command_is_the_one_the_readme_names(summary, monkeypatch):
     monkeypatch.chdir(ROOT)

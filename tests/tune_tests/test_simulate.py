@@ -148,6 +148,7 @@ def test_a_knob_keeps_one_slice_of_the_cache(cache, tmp_path):
     summary = simulate_spec(load_spec("copy"), cache, seeds=1, strategies=("random",),
                             fixed={"workgroup": 128}, out=tmp_path / "slice")
     assert summary["space_size"] == 15 and summary["fixed"]["workgroup"] == 128
+    assert summary["knobs"] == {"workgroup": 128}  # the slice, as tools/resimulate.py passes it
     assert summary["best_point"]["workgroup"] == 128
     for knob, says in (("nope=1", "not an axis of copy"),
                        ("workgroup=96", "no measured point has workgroup=96")):
