@@ -207,6 +207,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
             and float(lv.get("latency_cycles") or 0.0) <= 0.5 * glat_cycles]
     timed = [(int(lv.get("size_bytes") or 0), float(lv.get("latency_cycles") or 0.0))
              for lv in levels if isinstance(lv, Mapping) and _num(lv, "latency_cycles")]
+    # the largest cache level's latency: a re-read round's (and a cached round's, nominal)
+    reread = max(timed)[1] / clock if timed else 0.0
     ridge = get("sp_ridge_work_items", 1024.0 if is_gpu else 16.0)
     def vector(key: str, scalar_rate: float) -> float:
         # the chain benchmark's peak over its vector-typed chains, where the profile also has
@@ -270,7 +272,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         registers_per_cu=registers if is_gpu else 0,
         cache_level_bytes=tuple(sorted(s for s in sizes if s > 0)),
         reuse_cache_bytes=max(near, default=0) or cache,
-        reread_latency_s=max(timed)[1] / clock if timed else 0.0,
+        reread_latency_s=reread,
         # nominal: a miss costs the next level one more request at the first level's rate
         l2_requests_per_s=get("l2_requests_per_s", get("cache_requests_per_s", clock * cus)),
         # nominal: none (the fills are not priced; DRAM's bandwidth alone). A figure below
@@ -304,7 +306,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         footprint_bandwidths=tuple(steps),
         gather_rates=tuple(gather_rates),
         round_times=tuple(round_times),
-        cached_round_s=get("l2_round_s", max(timed)[1] / clock if timed else 0.0),
+        cached_round_s=get("l2_round_s", reread),
         # nominal: none (an in-place loop priced as a copy)
         store_reload_s=get("store_reload_s", 0.0, accept=lambda v: v >= 0),
         sources=sources,

@@ -17,13 +17,15 @@ GPU = {"name": "gpu", "device_type": "GPU", "compute_units": 4, "max_clock_hz": 
 ITEMS, GROUP = 1 << 20, 256
 
 
-def _straight_line(trace_rounds: int = 1) -> KernelStats:
-    """One 4-byte load and store an item, 2^20 items in groups of 256, no private values (2,048
-    items resident a compute unit), the item trace's load rounds as given."""
-    load = Access("a", "global", "load", 4, 1, ITEMS, 1)
-    store = Access("b", "global", "store", 4, 1, ITEMS, 1)
+def _straight_line(trace_rounds: int = 1, iterations: int = 1) -> KernelStats:
+    """*iterations* 4-byte loads and stores an item (one: straight-line code), 2^20 items in
+    groups of 256, no private values (2,048 items resident a compute unit), the item trace's
+    load rounds as given."""
+    n = ITEMS * iterations
+    load = Access("a", "global", "load", 4, 1, n, 1)
+    store = Access("b", "global", "store", 4, 1, n, 1)
     return KernelStats(ITEMS, GROUP, ITEMS // GROUP, {}, (load, store),
-                       {"a": 4 * ITEMS, "b": 4 * ITEMS}, 0.0, 0.0, local_size=(GROUP,),
+                       {"a": 4 * n, "b": 4 * n}, 0.0, 0.0, local_size=(GROUP,),
                        extra={"live_private_words": 0.0,
                               "item_trace": {"load_rounds": trace_rounds}})
 
@@ -61,15 +63,8 @@ def test_a_loop_the_code_keeps_is_priced_by_its_iterations_not_the_sass():
 
 
 def _kept_loop(iterations: int) -> KernelStats:
-    """A loop the code keeps: *iterations* 4-byte loads and stores an item, the model's count a
-    round an iteration; otherwise as ``_straight_line``."""
-    n = ITEMS * iterations
-    load = Access("a", "global", "load", 4, 1, n, 1)
-    store = Access("b", "global", "store", 4, 1, n, 1)
-    return KernelStats(ITEMS, GROUP, ITEMS // GROUP, {}, (load, store),
-                       {"a": 4 * n, "b": 4 * n}, 0.0, 0.0, local_size=(GROUP,),
-                       extra={"live_private_words": 0.0,
-                              "item_trace": {"load_rounds": iterations}})
+    """A loop the code keeps: the model's count a round an iteration."""
+    return _straight_line(trace_rounds=iterations, iterations=iterations)
 
 
 def _loop_sass(rounds_outside: int, pass_rounds: int, pass_stores: int) -> dict:
