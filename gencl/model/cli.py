@@ -105,3 +105,61 @@ def _rank(args: argparse.Namespace) -> int:
 
     print_ranking(spec, ranking, args.rank)
     return 0
+
+
+def _cfg_residual(p: argparse.ArgumentParser) -> None:
+    p.add_argument("spaces", nargs="*", metavar="SPACE",
+                   help="results files (gencl space) measured on one device")
+    p.add_argument("--profile", help="profile.json (or its folder) to price them with "
+                   "(default: the committed profile of the files' device)")
+    p.add_argument("--out", help="the table's JSON file, e.g. bench_results/<device>/"
+                   "residual.json")
+    p.add_argument("--score", metavar="TABLE",
+                   help="leave one kernel out over a table: each kernel as the terms price it "
+                   "and corrected by the residual learned on the others (no device, seconds)")
+    p.add_argument("--json", action="store_true", help="with --score: print JSON")
+
+
+@command("residual", _cfg_residual)
+def cmd_residual(args: argparse.Namespace) -> int:
+    """Build the table the model's per-device residual is learned from (each measured variant's
+    features and times; gencl.model._residual), or score one kernel by kernel."""
+    import sys
+    from pathlib import Path
+
+    from gencl.errors import GenclError
+    from gencl.model import load_params, load_results
+    from gencl.model._residual import build_table, load_table, score_table
+
+    if args.score:
+        if args.spaces or args.out:
+            raise GenclError("--score: scores a table; give no SPACE or --out")
+        score = score_table(load_table(args.score), args.score)
+        if args.json:
+            print(dumps_json(score, indent=1))
+            return 0
+        for name, k in score["kernels"].items():
+            t, r = k["terms"], k.get("residual")
+            print(f"{name:>16} {k['variants']:5d} variants: ρ {t['spearman']:.3f}"
+                  + (f" → {r['spearman']:.3f}" if r else "")
+                  + f", within ±15 % {t['within_15pct']:.1%}"
+                  + (f" → {r['within_15pct']:.1%}" if r else ""))
+        m = score["mean"]
+        if m["residual"]["spearman"] is not None:
+            print(f"{'mean':>16}: ρ {m['terms']['spearman']:.3f} → {m['residual']['spearman']:.3f}"
+                  f", within ±15 % {m['terms']['within_15pct']:.1%} → "
+                  f"{m['residual']['within_15pct']:.1%}")
+        return 0
+    if not args.spaces or not args.out:
+        raise GenclError("residual: give SPACE… and --out (or --score TABLE)")
+    device = load_results(args.spaces[0]).get("device") or {}
+    params = load_params(device, profile=args.profile)
+    table = build_table(args.spaces, params, str(device.get("name") or ""),
+                        progress=lambda path, n: print(f"{path}: {n} variants", file=sys.stderr,
+                                                       flush=True))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(dumps_json(table.to_json(), indent=None))
+    print(f"{out}: {len(table.rows)} variants of {len(table.kernels)} kernels "
+          f"({', '.join(table.kernels)}) on {table.device}")
+    return 0

@@ -176,17 +176,20 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
                   strategies: Sequence[str] = SIMULATED_SAMPLERS,
                   kt_strategies: Sequence[str] = (), profile: str | None = None,
                   out: str | Path | None = None, fixed: Mapping[str, Any] | None = None,
-                  repeat: str | Path | None = None,
+                  repeat: str | Path | None = None, residual: str | Path | None = None,
                   progress: Callable[[str, int], None] | None = None) -> dict[str, Any]:
     """Replay search strategies over an exhaustively measured space (``gencl space`` cache):
     evaluations each needs to reach within 3 % of the best, and the model's accuracy there;
     *fixed* (axis → value) keeps one slice of it. *repeat*, a second measurement of that
     space on the same device, adds ``measurement_repeat``: it scored against the cache as the
     model is (``repeat_accuracy``), the figures the measurement's own noise allows.
+    *residual*, a residual table (default: the committed one of the cache's device; ``none``:
+    no table), adds ``model_residual`` (``gencl.model._residual``).
     Writes summary.json and convergence.png into *out* (default
     ``bench_results/<device>/<spec>/tuning``; a sampled cache: the accuracy only); returns the
     summary."""
     from gencl.model import check_repeat, load_params, repeat_summary
+    from gencl.model._residual import read_table
     from gencl.tune._replay import ReplayEngine
     from gencl.tune._simulate import goal_check, plot_convergence, simulate
 
@@ -201,12 +204,14 @@ def simulate_spec(spec: Any, cache: str | Path, *, seeds: int = 20,
         check_repeat(replay.header, second.header, cache, repeat)  # same spec, same device
         again = (repeat, second.records)
     params = load_params(replay.device, profile=profile)
+    table = None if str(residual) == "none" else \
+        read_table(residual, str(replay.device.get("name") or ""))
     folder = Path(out or f"bench_results/{replay.device.get('slug', 'unknown')}/{spec.name}"
                   "/tuning")
     folder.mkdir(parents=True, exist_ok=True)
     summary, runs = simulate(spec, replay, params, seeds=seeds, max_evals=max_evals,
                              strategies=strategies, kt_strategies=kt_strategies,
-                             progress=progress)
+                             progress=progress, residual=table)
     summary["goal"] = goal_check(summary)
     if fixed:  # the slice it was run on: tools/resimulate.py passes it again
         summary["knobs"] = dict(fixed)

@@ -86,11 +86,14 @@ def _optuna_run(spec: Any, space: SearchSpace, replay: ReplayEngine, sampler_nam
 
 
 def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, *,
-                  seeds: int = 20, workers: int | None = None
+                  seeds: int = 20, workers: int | None = None,
+                  residual: tuple[Any, str] | None = None
                   ) -> tuple[dict[str, Any], list[Any]]:
     """The model over a measured space, uncalibrated: Spearman ρ, share within ±15 %, the
     measured time of the predicted best over the measured best, the same model corrected by a
-    few measured variants, and whether the terms were developed on this kernel.
+    few measured variants, and whether the terms were developed on this kernel. *residual*
+    (a residual table and its path, ``gencl.model._residual``) adds ``model_residual``: the
+    model corrected by what the terms missed on the table's other kernels, this one left out.
 
     The accuracy uses what a built variant tells: the compiler's registers and spills from the
     records' build logs (NVIDIA), where they carry one; ``model_before_build`` is the same
@@ -136,6 +139,14 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
         pre = accuracy([r.predicted_s for r in rows], [r.measured_s for r in rows])
         prebuild = {"spearman": pre.spearman, "within_15pct": pre.within_15pct,
                     "median_ratio": pre.median_ratio, "predicted_best_gap": best_gap(rows)}
+    learned = None
+    if residual is not None and acc:
+        from gencl.model._residual import feature_rows, residual_accuracy
+
+        keep = [bool(p) and r.get("status") == "ok" and bool(r.get("median_s"))
+                for r, p in zip(records, after)]
+        learned = residual_accuracy(spec.name, ok, feature_rows(after, stats, params, keep),
+                                    *residual)
     return {
         "spec": spec.name,
         "model_spearman": acc.spearman if acc else None,
@@ -156,6 +167,9 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
         "model_before_build": prebuild,
         # the same model corrected by a few measured variants, scored on the others
         "model_calibrated": calibrated,
+        # the same model corrected by the residual learned on the device's other kernels
+        # (gencl.model._residual): this kernel's own measurements are not part of its fit
+        **({"model_residual": learned} if learned else {}),
         "model_role": model_role(spec.name), "model_heldout": heldout_note(),
     }, before
 
@@ -174,7 +188,8 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
              strategies: Sequence[str] = SIMULATED_SAMPLERS,
              kt_strategies: Sequence[str] = KT_STRATEGIES, target: float = TARGET,
              max_evals: int | None = None, workers: int | None = None,
-             progress: Any = None) -> tuple[dict[str, Any], dict[str, list[list[float | None]]]]:
+             progress: Any = None, residual: tuple[Any, str] | None = None
+             ) -> tuple[dict[str, Any], dict[str, list[list[float | None]]]]:
     """Run every strategy from *seeds* seeds; returns (summary dict, strategy → per-seed times).
 
     A sampled cache (a few random points of the space) cannot say how many evaluations reach
@@ -182,7 +197,8 @@ def simulate(spec: Any, replay: ReplayEngine, params: Any, *, seeds: int = 20,
     records = replay.records
     fixed = fixed_from_records(spec, records)
     space = SearchSpace(spec, fixed)
-    model, preds = model_summary(spec, records, params, seeds=seeds, workers=workers)
+    model, preds = model_summary(spec, records, params, seeds=seeds, workers=workers,
+                                 residual=residual)
     common = {
         "device": replay.device.get("name", params.device), **model,
         "space_size": len(records), "space_ok": sum(r.get("status") == "ok" for r in records),

@@ -38,6 +38,11 @@ def _cfg_tune(p: argparse.ArgumentParser) -> None:
                    help="with --simulate: a second measurement of --cache's space on the same "
                    "device; the summary's measurement_repeat scores it against the cache as the "
                    "model is scored")
+    p.add_argument("--residual", metavar="TABLE",
+                   help="with --simulate: a residual table (gencl residual); the summary's "
+                   "model_residual scores the model corrected by what it missed on the table's "
+                   "other kernels (default: the committed table of the cache's device; none: "
+                   "no table)")
     p.add_argument("--seeds", type=positive_int, default=20,
                    help="seeds per strategy in --simulate")
     p.add_argument("--max-evals", type=positive_int, help="evaluation budget per simulated search")
@@ -128,7 +133,7 @@ def _simulate(args: argparse.Namespace) -> int:
     summary = api.simulate(
         args.spec, args.cache or args.replay, seeds=args.seeds, max_evals=args.max_evals,
         strategies=strategies, kt_strategies=kt, profile=args.profile, out=args.out,
-        fixed=parse_knobs(args.knob), repeat=args.repeat,
+        fixed=parse_knobs(args.knob), repeat=args.repeat, residual=args.residual,
         progress=lambda name, seed: print(f"\r{name} seed {seed + 1}/{args.seeds}   ", end="",
                                           flush=True, file=sys.stderr))
     print(file=sys.stderr)
@@ -145,6 +150,12 @@ def _simulate(args: argparse.Namespace) -> int:
           f"{rho if rho is None else f'{rho:.3f}'}, within ±15 % "
           f"{summary['model_within_15pct'] or 0:.1%}, predicted best "
           f"{'?' if gap is None else f'{gap:+.1%}'} from the measured best")
+    learned = summary.get("model_residual")
+    if learned:
+        print(f"  with the residual learned on {len(learned['trained_on'])} other kernels "
+              f"of this device ({learned['table']}): ρ {learned['spearman']:.3f}, within ±15 % "
+              f"{learned['within_15pct']:.1%}, predicted best "
+              f"{learned['predicted_best_gap']:+.1%}")
     ties = summary.get("model_predicted_best_ties")
     if ties and ties["variants"] > 1:
         print(f"  a tie: {ties['variants']} variants priced within {ties['within']:.0%} of the "
