@@ -324,5 +324,9 @@ def read_table(path: str | os.PathLike[str] | None, device: str
     found = Path(path) if path else table_of_device(device)
     if found is None:
         return None
-    return load_table(found), os.fspath(found)
+    # as a summary names its cache: relative to the working directory where it lies below it
+    here = Path.cwd()
+    name = os.path.relpath(found, here) if found.resolve().is_relative_to(here.resolve()) \
+        else os.fspath(found)
+    return load_table(found), name
 
