@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+from pathlib import Path
 from typing import Any
 
 
@@ -31,3 +33,16 @@ def dumps_json(value: Any, **kwargs: Any) -> str:
     """``json.dumps`` that always writes standard JSON (``default=str`` unless given)."""
     kwargs.setdefault("default", str)
     return json.dumps(finite(value), allow_nan=False, **kwargs)
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """A JSON file's value; a file that cannot be read or is not JSON is one line naming it
+    (``GenclError``)."""
+    from gencl.errors import GenclError
+
+    try:
+        return json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise GenclError(f"{path}: cannot read ({exc.strerror})") from None
+    except ValueError as exc:
+        raise GenclError(f"{path}: not JSON ({exc})") from None

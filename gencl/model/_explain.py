@@ -217,12 +217,9 @@ def load_results(path: str | os.PathLike) -> dict[str, Any]:
             raise GenclError(f"{path}: results_header: expected a partial results file whose "
                              "first line is its run's header")
         return {**header, "sampled": True, "partial": True, "results": records}
-    try:
-        data = json.loads(path.read_text())
-    except OSError as exc:
-        raise GenclError(f"{path}: cannot read ({exc.strerror})") from None
-    except ValueError as exc:
-        raise GenclError(f"{path}: not JSON ({exc})") from None
+    from gencl._json import read_json
+
+    data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise GenclError(f"{path}: results: expected a results file with a 'results' list")
     return data

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from gencl._json import read_json
 from gencl.errors import GenclError
 from gencl.model._params import ModelParams
 from gencl.model._predict import Prediction
@@ -115,12 +116,7 @@ class ResidualTable:
 def load_table(path: str | os.PathLike[str]) -> ResidualTable:
     """A residual table from its JSON file; a one-line error naming the file and field."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except OSError as exc:
-        raise GenclError(f"{path}: cannot read ({exc.strerror})") from None
-    except ValueError as exc:
-        raise GenclError(f"{path}: not JSON ({exc})") from None
+    data = read_json(path)
     if not isinstance(data, dict) or data.get("kind") != "residual_table":
         raise GenclError(f"{path}: kind: expected 'residual_table'")
     if data.get("version") != TABLE_VERSION:
@@ -197,14 +193,6 @@ def fit_residual(table: ResidualTable, held_out: str) -> Residual | None:
     model = HistGradientBoostingRegressor(**SETTINGS, random_state=0)
     model.fit(x, y, sample_weight=weight)
     return Residual(model, tuple(sorted(counts)), len(rows))
-
-
-def corrected(predicted: Sequence[float], features: Sequence[Sequence[float]],
-              residual: Residual | None) -> list[float]:
-    """*predicted* times each multiplied by the residual's factor (as given, without one)."""
-    if residual is None:
-        return list(predicted)
-    return [p * f for p, f in zip(predicted, residual.factors(features))]
 
 
 def table_rows(spec_name: str, predictions: Sequence[Prediction | None],
@@ -329,4 +317,3 @@ def read_table(path: str | os.PathLike[str] | None, device: str
     name = os.path.relpath(found, here) if found.resolve().is_relative_to(here.resolve()) \
         else os.fspath(found)
     return load_table(found), name
-
