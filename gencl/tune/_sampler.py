@@ -10,6 +10,9 @@ learns from those residuals one correction per knob value, and the next proposal
 point with the lowest corrected prediction, less a small bonus for knob values rarely measured
 (an optimistic lower bound, so a family the model underrates still gets looked at).
 Profile-derived knob ranges (seed 003 §4) rank points outside them behind the rest.
+Where the model ranks the best family far down, its corrections may never lift it: after
+``PATIENCE`` trials without a new best, every second trial goes to the base sampler (TPE, over
+every trial so far) until one improves the best again.
 
 It is an Optuna ``BaseSampler`` (``sample_relative`` returns a whole point), so storages, the
 dashboard and distributed workers work unchanged; points the model could not predict are left to
@@ -32,6 +35,15 @@ from optuna.trial import FrozenTrial, TrialState
 from gencl.model import corrected_log_times
 from gencl.tune._lazy import BATCH, FIRST_BATCH, LazyPredictions
 from gencl.tune._experimental import experimental_class
+
+
+#: measured trials without a new best (one ``STALL_GAIN`` faster than the best before) after
+#: which the search takes the model's ranking as stuck: every second trial is then the base
+#: sampler's (perona2d, H200: the model prices the one family within 3 % of the best 105th of
+#: 210, and the search walked the others for a median 186 trials; docs/tuning.md, "When the
+#: search stalls")
+PATIENCE = 5
+STALL_GAIN = 0.01
 
 
 def params_key(params: Mapping[str, Any]) -> str:
@@ -87,6 +99,8 @@ class ModelGuidedSampler(WholePointSampler):
         optimism: standard deviations of residual uncertainty subtracted from the log score.
         preferred: axis → values the profile recommends (others rank behind, not excluded).
         seed: for the base sampler and the order of equal predictions.
+        patience: trials without a new best after which every second trial is the base
+            sampler's (0: never).
     """
 
     def __init__(self, space: Mapping[str, BaseDistribution],
@@ -97,9 +111,11 @@ class ModelGuidedSampler(WholePointSampler):
                  seed: int | None = None,
                  candidates: Sequence[str] | None = None,
                  predictor: Callable[[Sequence[str]], Sequence[float | None]] | None = None,
-                 first_batch: int = FIRST_BATCH, batch: int = BATCH) -> None:
+                 first_batch: int = FIRST_BATCH, batch: int = BATCH,
+                 patience: int = PATIENCE) -> None:
         super().__init__(space, base_sampler or TPESampler(seed=seed))
         self._ridge, self._optimism = ridge, optimism
+        self._patience = patience
         self._preferred = {k: set(v) for k, v in (preferred or {}).items()}
         if predictor is not None:  # predicted on demand: a bounded cold start
             self.lazy = LazyPredictions(sorted(candidates or ()), predictor,
@@ -143,6 +159,8 @@ class ModelGuidedSampler(WholePointSampler):
         tried = {params_key(t.params) for t in others}
         measured = {params_key(t.params): float(t.value) for t in others
                     if t.state == TrialState.COMPLETE and t.value is not None}
+        if len(tried) % 2 == 1 and stalled(others, self._patience):
+            return {}  # the base sampler's turn: the model's ranking has found nothing better
         open_ = np.array([k not in tried for k in self._keys])
         self.lazy.grow()  # one more batch counted (the first: before trial 1)
         while not (open_ & ~np.isnan(self.lazy.log_pred)).any() and self.lazy.grow():
@@ -153,6 +171,22 @@ class ModelGuidedSampler(WholePointSampler):
             return {}  # every predicted point tried: the base sampler takes over
         scores = np.where(open_, self.scores(measured) + self._tiebreak, np.inf)
         return json.loads(self._keys[int(np.argmin(scores))])
+
+
+def stalled(trials: Sequence[FrozenTrial], patience: int, gain: float = STALL_GAIN) -> bool:
+    """Whether the last *patience* complete *trials* (in trial order) found no time *gain*
+    faster than the best before them (never, for *patience* 0)."""
+    if patience <= 0:
+        return False
+    best, since = math.inf, 0
+    for t in sorted(trials, key=lambda t: t.number):
+        if t.state != TrialState.COMPLETE or t.value is None:
+            continue
+        if t.value < best * (1 - gain):
+            best, since = t.value, 0
+        else:
+            since += 1
+    return since >= patience
 
 
 def knob_preferences(spec: Any, params: Any) -> dict[str, list[Any]]:

@@ -206,3 +206,76 @@ def test_a_trial_whose_worker_died_unrecorded_holds_back_no_budget(tmp_path, cac
     assert [t.state for t in orphan] == [TrialState.FAIL]
     assert orphan[0].user_attrs["worker_died"] == "a worker that died before it recorded itself"
 
+
+
+class _CountedRandom(optuna.samplers.RandomSampler):
+    """Optuna's random sampler, noting the trials it was asked to fill."""
+
+    def __init__(self, seed):
+        super().__init__(seed=seed)
+        self.filled = set()
+
+    def sample_independent(self, study, trial, param_name, param_distribution):
+        self.filled.add(trial.number)
+        return super().sample_independent(study, trial, param_name, param_distribution)
+
+
+def _plateau_search(times, predicted, patience, trials=24):
+    space = {"a": optuna.distributions.CategoricalDistribution(list(range(8))),
+             "b": optuna.distributions.CategoricalDistribution(list(range(8)))}
+    base = _CountedRandom(seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sampler = ModelGuidedSampler(space, predicted, base_sampler=base, seed=3,
+                                     patience=patience)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: times[params_key({"a": t.suggest_categorical("a", list(range(8))),
+                                               "b": t.suggest_categorical("b", list(range(8)))})],
+                   n_trials=trials)
+    return study, base.filled
+
+
+def test_a_stalled_guided_search_gives_every_second_trial_to_the_base_sampler():
+    # a plateau: every point measures 1.0 but the one at a=7, b=7 (0.5), which the model
+    # prices slowest of all (the rest in a fixed order, a+b/8 apart)
+    keys = {(a, b): params_key({"a": a, "b": b}) for a in range(8) for b in range(8)}
+    predicted = {k: 1.0 + a + b / 8 for (a, b), k in keys.items()}
+    times = {k: 0.5 if (a, b) == (7, 7) else 1.0 for (a, b), k in keys.items()}
+    study, filled = _plateau_search(times, predicted, patience=5)
+    # trials 0-5: the model's ranking; the first is the best so far, five more find nothing
+    # better; from then on every second point tried is the base sampler's (a point it draws
+    # twice is answered again and counts once), the others the model's
+    assert filled and min(filled) == 7
+
+    def tried_before(n):
+        return len({params_key(t.params) for t in study.trials if t.number < n})
+    assert all(tried_before(n) % 2 == 1 for n in filled)
+    assert all(tried_before(t.number) % 2 == 0 for t in study.trials
+               if t.number > 7 and t.number not in filled)
+    guided = [params_key(t.params) for t in study.trials if t.number not in filled]
+    assert len(set(guided)) == len(guided)  # the model's turns: untried points only
+    # without patience the base sampler is never asked while predicted points remain, and
+    # the best point (priced last of 64) is not reached in 24 trials
+    never, none = _plateau_search(times, predicted, patience=0)
+    assert not none and min(t.value for t in never.trials) == 1.0
+
+
+def test_a_search_that_keeps_improving_never_stalls():
+    from gencl.tune._sampler import stalled
+
+    def trial(number, value):
+        return optuna.trial.create_trial(
+            params={"a": number}, distributions={
+                "a": optuna.distributions.CategoricalDistribution(list(range(20)))},
+            value=value)
+    # each trial 2 % faster than the last: never stalled; then five within 1 %: stalled
+    improving = [trial(n, 1.0 * 0.98 ** n) for n in range(10)]
+    for n, t in enumerate(improving):
+        t.number = n
+    assert not stalled(improving, 5)
+    flat = [trial(10 + n, improving[-1].value * 0.995) for n in range(5)]
+    for n, t in enumerate(flat):
+        t.number = 10 + n
+    assert stalled(improving + flat, 5) and not stalled(improving + flat[:4], 5)
+    assert not stalled(improving + flat, 0)
