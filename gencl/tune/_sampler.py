@@ -39,9 +39,9 @@ from gencl.tune._experimental import experimental_class
 
 #: measured trials without a new best (one ``STALL_GAIN`` faster than the best before) after
 #: which the search takes the model's ranking as stuck: every second trial is then the base
-#: sampler's (perona2d, H200: the model prices the one family within 3 % of the best 105th of
-#: 210, and the search walked the others for a median 186 trials; docs/tuning.md, "When the
-#: search stalls")
+#: sampler's (perona2d, H200: the model ranks the three variants within 3 % of the best
+#: 105th-111th of 210, and the search walked the others for a median 186 trials; docs/tuning.md,
+#: "When the search stalls")
 PATIENCE = 5
 STALL_GAIN = 0.01
 

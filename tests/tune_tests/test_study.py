@@ -207,7 +207,6 @@ def test_a_trial_whose_worker_died_unrecorded_holds_back_no_budget(tmp_path, cac
     assert orphan[0].user_attrs["worker_died"] == "a worker that died before it recorded itself"
 
 
-
 class _CountedRandom(optuna.samplers.RandomSampler):
     """Optuna's random sampler, noting the trials it was asked to fill."""
 
