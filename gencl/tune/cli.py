@@ -137,6 +137,14 @@ def _simulate(args: argparse.Namespace) -> int:
         progress=lambda name, seed: print(f"\r{name} seed {seed + 1}/{args.seeds}   ", end="",
                                           flush=True, file=sys.stderr))
     print(file=sys.stderr)
+    sources = summary.get("profile_sources") or {}
+    if sources and "measured" not in sources.values():
+        # every figure below is priced by nominal numbers: easy to miss in the file alone
+        why = summary.get("profile_note") or ("no profile of the cache's device was found "
+                                              "(under $GENCL_RESULTS or the checkout's "
+                                              "bench_results/; --profile names one)")
+        print(f"gencl: warning: {why}: the model priced this replay with nominal numbers only",
+              file=sys.stderr)
     if args.json:
         print(json.dumps(summary, indent=1, default=str))
         return 0

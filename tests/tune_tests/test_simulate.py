@@ -184,6 +184,35 @@ def test_a_summary_says_why_a_replayed_device_was_priced_nominally(cache, tmp_pa
     assert "profile_note" not in plain
 
 
+def test_a_replay_priced_by_nominal_numbers_only_says_so(cache, tmp_path):
+    """``gencl tune --simulate`` where no profile of the cache's device is found (an empty
+    results root): one warning line, before the figures it qualifies; with the device's
+    profile (the H200's numbers under its name and slug), none."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    def simulate(root):
+        env = {**os.environ, "GENCL_RESULTS": str(root)}
+        return subprocess.run([sys.executable, "-m", "gencl", "tune", "copy", "--simulate",
+                               "--cache", str(cache), "--strategies", "random", "--seeds", "1",
+                               "--out", str(tmp_path / "out")],
+                              capture_output=True, text=True, timeout=300, env=env)
+    out = simulate(tmp_path / "empty")
+    assert out.returncode == 0, out.stderr[-2000:]
+    warned = [x for x in out.stderr.splitlines() if x.startswith("gencl: warning:")]
+    assert len(warned) == 1 and "nominal numbers only" in warned[0]
+    device = json.loads(cache.read_text())["device"]
+    h200 = Path(__file__).resolve().parents[2] / "bench_results" / "nvidia-h200" / "profile.json"
+    data = json.loads(h200.read_text())
+    data["device"] = {**data["device"], "name": device["name"], "slug": device["slug"]}
+    (tmp_path / "results" / device["slug"]).mkdir(parents=True)
+    (tmp_path / "results" / device["slug"] / "profile.json").write_text(json.dumps(data))
+    out = simulate(tmp_path / "results")
+    assert out.returncode == 0 and "gencl: warning:" not in out.stderr, out.stderr[-2000:]
+
+
 def test_a_repeat_of_the_space_is_scored_beside_the_model(cache, tmp_path):
     """``--repeat``: the second run against the first, over the slice simulated, in the summary;
     a file of another device is refused in one line (exit status 2)."""
