@@ -264,17 +264,15 @@ def test_a_search_that_keeps_improving_never_stalls():
     from gencl.tune._sampler import stalled
 
     def trial(number, value):
-        return optuna.trial.create_trial(
+        done = optuna.trial.create_trial(
             params={"a": number}, distributions={
                 "a": optuna.distributions.CategoricalDistribution(list(range(20)))},
             value=value)
+        done.number = number  # create_trial leaves it unset; stalled reads trials in order
+        return done
     # each trial 2 % faster than the last: never stalled; then five within 1 %: stalled
     improving = [trial(n, 1.0 * 0.98 ** n) for n in range(10)]
-    for n, t in enumerate(improving):
-        t.number = n
     assert not stalled(improving, 5)
     flat = [trial(10 + n, improving[-1].value * 0.995) for n in range(5)]
-    for n, t in enumerate(flat):
-        t.number = 10 + n
     assert stalled(improving + flat, 5) and not stalled(improving + flat[:4], 5)
     assert not stalled(improving + flat, 0)
