@@ -146,6 +146,12 @@ class ModelParams:
     # waits for, where the array's lines are shared between sub-groups (store_reload);
     # 0: not measured, not priced
     store_reload_s: float = 0.0
+    # a sub-group's store line requests beyond one a line (a float8 or float16 store's lanes lie
+    # 32 or 64 bytes apart: each 16-byte chunk instruction writes part of 8 or 16 lines) per
+    # second, and how far they overlap the other memory terms (store_requests: the H200's
+    # streams at float8 and float16); 0: not measured, those requests priced as any other
+    store_requests_per_s: float = 0.0
+    store_request_overlap_exponent: float = math.inf
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -309,6 +315,10 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         cached_round_s=get("l2_round_s", reread),
         # nominal: none (an in-place loop priced as a copy)
         store_reload_s=get("store_reload_s", 0.0, accept=lambda v: v >= 0),
+        # nominal: none (a wide store's requests priced at cache_requests' rate)
+        store_requests_per_s=get("store_requests_per_s", 0.0, accept=lambda v: v >= 0),
+        store_request_overlap_exponent=get("store_request_overlap_exponent",
+                                           get("overlap_scalar_exponent", math.inf)),
         sources=sources,
     )
 
@@ -320,6 +330,8 @@ TERM_SOURCES: dict[str, tuple[str, ...]] = {
                 "sp_ridge_work_items", "registers_per_block"),
     "memory_bandwidth": ("copy_bw_Bps", "cache_levels"),
     "l2_bandwidth": ("l2_line_requests_per_s", "l2_sectors_per_s", "l2_read_bw_Bps"),
+    # (not store_requests_per_s: without it wide stores are priced as other requests, no
+    # number guessed)
     "cache_requests": ("cache_requests_per_s", "l2_requests_per_s"),
     "memory_latency": ("global_latency_cycles", "registers_per_block", "cache_levels",
                        "l2_round_s"),

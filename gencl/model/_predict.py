@@ -64,7 +64,14 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   ``gather_requests_by_footprint``) and joined to the
   norm of the other memory terms by the exponent it measured beside a DRAM stream
   (``first_level_request_overlap_exponent``, ``next_level_…``; without them: the cache_requests
-  rates and the memory units' exponent); its sectors are the bytes it moves;
+  rates and the memory units' exponent); its sectors are the bytes it moves; a store wider
+  than one lane's chunk (``float8``, ``float16``: each chunk instruction writes part of every
+  line the sub-group's vectors span) makes ⌈size / chunk⌉ − 1 requests a line beyond a
+  ``float4``'s, priced at the rate the store_requests benchmark measured and joined to the
+  other memory terms by its exponent (``wide_store_requests``; ``store_requests_per_s``,
+  ``store_request_overlap_exponent``), and where that is measured a wide load's chunk
+  instructions count as one request a line (the loads-only streams run at float8 and float16
+  as at float4);
 - work-group dispatch: starting a work-group costs a fixed time (``workgroup_dispatch``
   benchmark); tiny work-groups make a memory-bound kernel dispatch-bound. A group's start
   overlaps the other groups' traffic, not the arithmetic alu_fetch measures, so this term joins
@@ -248,6 +255,18 @@ def store_instructions_per_item(stats: KernelStats, p: ModelParams) -> float:
                if a.space == "global" and a.direction == "store") / max(stats.work_items, 1)
 
 
+def wide_store_requests(a: Access, p: ModelParams) -> float:
+    """Line requests of a whole-vector global store wider than one lane's chunk (``float8``,
+    ``float16``) beyond one a line of the bytes it moves: each of its ⌈size / chunk⌉ chunk
+    instructions writes part of every line the sub-group's vectors span, ⌈size / chunk⌉ − 1
+    requests a line more than a ``float4``'s (the store_requests benchmark's E). 0 for loads,
+    lane-by-lane stores and vectors of one chunk."""
+    if a.space != "global" or a.direction != "store" or a.per_lane:
+        return 0.0
+    chunks = math.ceil(a.itemsize * a.vec_width / p.lane_access_bytes)
+    return a.bytes / p.request_line_bytes * (chunks - 1)
+
+
 def access_efficiency(a: Access, p: ModelParams, stats: KernelStats | None = None) -> float:
     """Useful bytes over bytes moved for one access site (seed 001 §IV-F granularity); a
     gather's by the sectors its sub-group instructions touch in the data (*stats*)."""
@@ -424,6 +443,16 @@ def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
     counted = _gathered(a, stats, p)
     if counted is not None:         # the data's lines per sub-group instruction
         return instructions * counted.lines_per_request
+    if a.direction == "load" and not a.per_lane and size > chunk and not _leaves_gaps(a) \
+            and p.store_requests_per_s:
+        # a wide vector's chunk instructions read the lines its first one requested (lanes one
+        # vector apart): a request a line a vector. The H200 streams three arrays at float8
+        # and float16 as fast as at float4 (tools/wide_stores.py), where a request a chunk
+        # priced them 5–15 % slower. Only where the profile prices wide stores too: this
+        # alone moves the pick to float8 and float16 variants whose stores it leaves unpriced
+        # (the H100 without the store_requests figure: predicted best +2.1 → +24 % on
+        # laplace3d, +3.3 → +22 % on box2d9)
+        instructions /= math.ceil(size / chunk)
     if a.lid0_stride is None:       # not affine: every lane its own line
         per_row = lanes * math.ceil(chunk / line)
     else:
@@ -614,6 +643,13 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         and p.vectorizes_loops else cache_requests
     per_site = [(a, per_access(a, stats, p)) for a in stats.accesses if a.space == "global"]
     requests = sum(n for _, n in per_site)
+    # a wide store's requests beyond one a line, at the rate the store_requests benchmark
+    # measured (without it they stay cache requests, at that rate); joined to the other memory
+    # terms by its own exponent below
+    excess = sum(wide_store_requests(a, p) for a in stats.accesses) \
+        if p.store_requests_per_s and not traffic else 0.0
+    requests -= excess
+    t_store = excess / p.store_requests_per_s if excess else 0.0
     requests += spill_requests(stats, p)  # per-item memory, served by the same L1
     # requests that re-touch lines other instructions of the item brought in: lane-by-lane
     # ones (one per lane on the same chunk) and those whose lanes lie further apart than one
@@ -710,6 +746,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         traffic = overlap(memory, p.overlap_scalar_exponent)
         traffic = overlap((traffic, t_gather_first), p.first_request_overlap_exponent)
         traffic = overlap((traffic, t_gather_next), p.next_request_overlap_exponent)
+        traffic = overlap((traffic, t_store), p.store_request_overlap_exponent)
         units = overlap((t_ops, traffic), exponent)
         return overlap((units, t_dispatch), p.dispatch_overlap_exponent) / balance + t_sync
 
@@ -733,7 +770,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     t_reload = store_reload_time(stats, p) if not traffic else 0.0
     time_s = body + t_tail + t_reload
     terms = {"compute": t_compute, "memory_bandwidth": t_bw, "l2_bandwidth": t_l2,
-             "cache_requests": t_req + t_gather_first + t_gather_next, "memory_latency": t_lat,
+             "cache_requests": t_req + t_gather_first + t_gather_next + t_store,
+             "memory_latency": t_lat,
              "local_memory": t_local, "dispatch": t_dispatch, "barriers": t_sync,
              "wave_tail": t_tail, "store_reload": t_reload, "launch": p.launch_s}
     # the launch overhead is shown, not added: the time is the kernel's execution (START→END)

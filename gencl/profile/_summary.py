@@ -75,6 +75,10 @@ MEASURED_KEYS: dict[str, str] = {
     # a rolled in-place loop's wait per sub-group store over lines two sub-groups share
     "store_reload_s": "s",
     "store_reload_by_case": "[{offset_bytes: B, vector_width: lanes, store_reload_s: s}]",
+    # a sub-group's store line requests beyond one a line (float8, float16 stores), and how
+    # far they overlap the DRAM stream (store_requests: t = (T^p + (E/R)^p)^(1/p))
+    "store_requests_per_s": "requests/s",
+    "store_request_overlap_exponent": "",
     "barrier_phase_s": "s",
     "barrier_phase_s_per_item": "s/item",
     "barrier_phase_cycles": "cycles",
