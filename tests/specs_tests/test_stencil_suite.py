@@ -21,7 +21,8 @@ from gencl.generate import derive_space, lower
 from gencl.generate._auto_space import tile
 from gencl.measure import OutOfResources, verify_variant
 from gencl.measure._engine import check_assumptions
-from gencl.spec import load_spec
+from gencl.generate.temporal import geometry, read_temporal_form
+from gencl.spec import NO_TEMPORAL, SWEEPS_AXIS, TEMPORAL_AXIS, TEMPORAL_POINTS_AXIS, load_spec
 from gencl.spec.stencil_step import GRID_2D, GRID_3D, from_padded, to_padded
 
 SUITE = ("laplace3d", "star3d_r4", "box3d27", "box2d9", "vardiff3d", "star2d_r2", "advect3d",
@@ -38,6 +39,26 @@ def _cost(point) -> int:
         if isinstance(value, int) and key != "dtype":
             cost *= max(1, value) if "stream" not in key else 1
     return cost
+
+
+@functools.cache
+def _temporal_form(name):
+    spec = load_spec(name)
+    return read_temporal_form(spec.program(spec.complete({})), spec.hooks.ping_pong)
+
+
+def _unrolled(spec, point) -> int:
+    """Copies of the update a temporal point's code holds (1: none, or loops): the sweeps ×
+    the points a work item owns × a stream's unrolled steps. A PoCL build grows with it (the
+    float64 star3d_r4 stream at 3 sweeps of 4 rows: 47 s to build on 2 cores, 60 % of the
+    kernel's whole sample), so the sample takes each temporal value where it is cheapest
+    rather than all of them in one point."""
+    scheme = point.get(TEMPORAL_AXIS, NO_TEMPORAL)
+    if scheme == NO_TEMPORAL or scheme == "strip":  # the strip's updates are loops
+        return 1
+    geo = geometry(_temporal_form(spec.name), scheme, point[SWEEPS_AXIS],
+                   point["workgroup"], point[TEMPORAL_POINTS_AXIS])
+    return geo.sweeps * geo.per_item * (geo.unroll if geo.scheme == "stream" else 1)
 
 
 #: transforms whose values interact in the emitted code: every valid pair of their values is run
@@ -59,8 +80,8 @@ def _shape(spec, point, structural) -> dict:
 def covering_sample(spec) -> list[dict]:
     """Valid points (no device) in which every value of every axis appears, and every valid pair
     of values of the structural axes (vector × streaming × blocking × unrolling × local tile;
-    streaming as on or off): greedily, most new values and pairs first, then the cheapest, then
-    most other pairs new."""
+    streaming as on or off): greedily, most new values and pairs per copy of the update the
+    code unrolls first (``_unrolled``), then the cheapest, then most other pairs new."""
     valid = list(spec.points(None))
     structural = {n for n, k in spec.knobs.items() if k.transform in STRUCTURAL}
     wanted = {(axis, repr(v)) for axis, values in spec.axes.items() for v in values}
@@ -71,12 +92,12 @@ def covering_sample(spec) -> list[dict]:
 
     # each point's values, pairs and cost once, not once per greedy step (the same choices:
     # collection ran this for every kernel on every xdist worker, seconds of it in the loop)
-    scored = [(covers(p), -_cost(p), _pairs(p), p) for p in valid]
+    scored = [(covers(p), -_cost(p), _pairs(p), p, _unrolled(spec, p)) for p in valid]
     seen: set[tuple] = set()
     chosen: list[dict] = []
     while wanted:
-        cover, _, pairs, best = max(scored, key=lambda s: (len(wanted & s[0]), s[1],
-                                                           len(s[2] - seen)))
+        cover, _, pairs, best, _ = max(scored, key=lambda s: (len(wanted & s[0]) / s[4], s[1],
+                                                              len(s[2] - seen)))
         gain = wanted & cover
         if not gain:
             break  # a value no valid point takes: the test below reports it

@@ -182,6 +182,9 @@ def pipeline(form: TemporalForm) -> tuple[int, int, int]:
     """
     from gencl.generate.temporal._form import input_offsets
 
+    known = _PIPELINES.get(id(form))
+    if known and known[0] is form:
+        return known[1]
     lo0, hi0 = -form.halo[0][0], form.halo[0][1]
     own, ring = [0], []
     for off in input_offsets(form):
@@ -192,7 +195,15 @@ def pipeline(form: TemporalForm) -> tuple[int, int, int]:
         else:
             own.append(off[0])
     delay = max(max(own), max(ring, default=-1) + 1, 1)
-    return delay, delay - min(ring, default=0) + 1, delay + max(0, -min(own)) + 1
+    found = delay, delay - min(ring, default=0) + 1, delay + max(0, -min(own)) + 1
+    _PIPELINES[id(form)] = (form, found)
+    return found
+
+
+#: ``pipeline`` of each form seen (id → the form, kept alive so its id is not reused, and its
+#: pipeline): the space's constraint asks for it at every stream point, and reading the input
+#: offsets from the program took 19 of the 74 s that listing the stencil suite's spaces took
+_PIPELINES: dict[int, tuple[TemporalForm, tuple[int, int, int]]] = {}
 
 
 def _fitted(size: int, ring: int) -> int:

@@ -11,6 +11,7 @@ consistent and within the device.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -192,6 +193,14 @@ def temporal_constraint(program: Callable[[Any], Any], ping_pong: Sequence[tuple
 def _evaluate(expr: str, sizes: Mapping[str, Any]) -> int | None:
     import pymbolic
     try:
-        return int(pymbolic.evaluate(pymbolic.parse(expr), dict(sizes)))
+        return int(pymbolic.evaluate(_parsed(expr), dict(sizes)))
     except Exception:  # noqa: BLE001 -- an unknown variable
         return None
+
+
+@functools.cache
+def _parsed(expr: str) -> Any:
+    """An extent's expression, parsed once (the constraint evaluates it at every point)."""
+    import pymbolic
+
+    return pymbolic.parse(expr)
