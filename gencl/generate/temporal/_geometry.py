@@ -203,6 +203,7 @@ def pipeline(form: TemporalForm) -> tuple[int, int, int]:
 #: ``pipeline`` of each form seen (id → the form, kept alive so its id is not reused, and its
 #: pipeline): the space's constraint asks for it at every stream point, and reading the input
 #: offsets from the program took 19 of the 74 s that listing the stencil suite's spaces took
+#: under cProfile
 _PIPELINES: dict[int, tuple[TemporalForm, tuple[int, int, int]]] = {}
 
 
