@@ -51,8 +51,8 @@ def _unrolled(spec, point) -> int:
     """Copies of the update a temporal point's code holds (1: none, or loops): the sweeps ×
     the points a work item owns × a stream's unrolled steps. A PoCL build grows with it (the
     float64 star3d_r4 stream at 3 sweeps of 4 rows: 47 s to build and first launch on a
-    2-core EPYC, 50 of the 122 s its whole sample took), so the sample takes each temporal value where it is cheapest
-    rather than all of them in one point."""
+    2-core EPYC, 50 of the 122 s its whole sample took), so the sample takes each temporal
+    value where it is cheapest rather than all of them in one point."""
     scheme = point.get(TEMPORAL_AXIS, NO_TEMPORAL)
     if scheme == NO_TEMPORAL or scheme == "strip":  # the strip's updates are loops
         return 1
