@@ -134,7 +134,7 @@ def analyze_request_overlap(records: Sequence[Mapping[str, Any]], device: Mappin
                     method=f"line requests (one a lane) over the median time, best over "
                            f"gathers an iteration without the stream, from a {table} table",
                     variants=(runs[(top, "off")]["variant_id"],)))
-            fit = _overlap_fit(alone, runs, label, notes)
+            fit = stream_overlap_fit(alone, runs, label, notes)
             if fit is None:
                 continue
             what = "gathers an iteration, one line a lane" if lanes == "spread" else \
@@ -204,18 +204,24 @@ def _overlap_by_resident(records: Sequence[Mapping[str, Any]], notes: list[str]
                       and r["point"]["stream"] == "on"), None)
         runs = {(int(r["point"]["gathers"]), r["point"]["stream"]): r for r in here
                 if lanes_of(r["point"]) == "coalesced" and int(r["point"]["gathers"]) > 0}
-        fit = _overlap_fit(alone, runs, f"coalesced, {resident} items a compute unit", notes)
+        fit = stream_overlap_fit(alone, runs, f"coalesced, {resident} items a compute unit",
+                                 notes)
         if fit is not None:
             out[resident] = fit
     return out
 
 
-def _overlap_fit(alone: Mapping[str, Any] | None,
-                 runs: Mapping[tuple[int, str], Mapping[str, Any]], label: str,
-                 notes: list[str]) -> Overlap | None:
+def stream_overlap_fit(alone: Mapping[str, Any] | None,
+                       runs: Mapping[tuple[int, str], Mapping[str, Any]], label: str,
+                       notes: list[str], stream_reads: int = 0) -> Overlap | None:
     """alu_fetch's overlap fit over the points with the stream (G reads > 0) and the stream
-    alone; None (and why, in *notes*) where the points are too few or the form does not fit."""
-    both = sorted((g, float(r["median_s"])) for (g, s), r in runs.items() if s == "on")
+    alone; None (and why, in *notes*) where the points are too few or the form does not fit.
+    *runs*: the points by (reads an iteration, ``"on"`` with the stream or ``"off"``), the
+    stream a DRAM one here and the next level's in fill_overlap. *stream_reads*: the reads an
+    iteration of the stream's own that the requests' term counts too (fill_overlap's fills
+    are first-level requests as well): the fit's abscissa is G + that on the points with it."""
+    both = sorted((g + stream_reads, float(r["median_s"])) for (g, s), r in runs.items()
+                  if s == "on")
     requests_only = sorted((g, float(r["median_s"])) for (g, s), r in runs.items()
                            if s == "off")
     if alone is None or len(both) < 3 or not requests_only:
@@ -225,7 +231,7 @@ def _overlap_fit(alone: Mapping[str, Any] | None,
     g_top, t_top = requests_only[-1]
     start = Balance(t_dram, t_top / g_top, 0.0, float(both[0][0]), float(both[-1][0]))
     fit = fit_overlap([g for g, _ in both], [t for _, t in both], start)
-    notes.append(f"{label}: stream alone {t_dram * 1e6:.1f} µs; fit T_dram "
+    notes.append(f"{label}: stream alone {t_dram * 1e6:.1f} µs; fit T_stream "
                  f"{fit.t_mem * 1e6:.1f} µs, {fit.slope * 1e6:.2f} µs a read, exponent "
                  f"{fit.exponent:.2f} (log-time RMS {fit.rms_log_error:.3f})")
     if fit.rms_log_error > OVERLAP_MAX_RMS:

@@ -103,6 +103,10 @@ class ModelParams:
     # DRAM latency is hidden by the resident items' outstanding loads (Little's law over items:
     # a GPU); False: a CPU core keeps a work-item loop's loads in flight with its out-of-order
     # window and prefetchers, however few items it runs
+    # how far the first level's requests overlap the next level's fills (fill_overlap: requests
+    # that hit the first level beside coalesced reads it misses); the memory units' exponent
+    # where not measured
+    fill_request_overlap_exponent: float = math.inf
     little_over_items: bool = True
     # warp instructions a GPU issues, in lanes: one a lane a cycle, the scalar multiply-add
     # chains' peak / 2 (a madd is 2 flops). Every operation loopy counts takes one, a memory
@@ -302,6 +306,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         first_request_overlap_exponent=get("first_level_request_overlap_exponent",
                                            get("overlap_scalar_exponent", math.inf)),
         next_request_overlap_exponent=get("next_level_request_overlap_exponent",
+                                          get("overlap_scalar_exponent", math.inf)),
+        fill_request_overlap_exponent=get("fill_request_overlap_exponent",
                                           get("overlap_scalar_exponent", math.inf)),
         little_over_items=is_gpu,
         vectorizes_loops=not is_gpu,

@@ -636,7 +636,6 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     bandwidth = dram_bandwidth(stats, p)
     t_bw = dram / bandwidth
     t_l2 = next_level_time(stats, p) if not traffic else 0.0
-    t_stream = max(t_bw, t_l2)
     # a loop along the contiguous axis that the compiler vectorizes (a CPU; the strip's updates)
     # requests each line once, where a one-item group has no sub-group to merge its accesses
     per_access = loop_requests if traffic and traffic.get("vectorized_updates") \
@@ -683,7 +682,6 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     if gap_misses and not traffic:
         dram += gap_misses * (1.0 - last_level_hit_share(stats, conc, p)) * p.sector_bytes
         t_bw = dram / bandwidth
-        t_stream = max(t_bw, t_l2)
     t_miss = misses / p.l2_requests_per_s if misses and p.l2_requests_per_s else 0.0
     t_req = requests / p.cache_requests_per_s + t_miss
     # Little's law on DRAM: bytes in flight = one access of each site per resident work item,
@@ -739,29 +737,35 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     t_compute /= divergence
     exponent = p.overlap_vector_exponent if vectorized(stats) else p.overlap_scalar_exponent
 
-    def combined(t_ops: float, *memory: float) -> float:
-        # the memory units' p-norm, the gathers' requests joined to it by their measured
+    def combined(t_ops: float, t_dram: float, t_fill: float, t_requests: float,
+                 *memory: float) -> float:
+        # the first level's requests joined to DRAM's stream by the memory units' exponent and
+        # to the next level's fills by the exponent fill_overlap measured (their own where it
+        # is; the same exponent where not: the p-norm of the larger stream), that joined to the
+        # other memory units by theirs; the gathers' requests joined to it by their measured
         # exponents, that joined with the arithmetic by the code's exponent, then the dispatch
         # term by its own; barriers add
-        traffic = overlap(memory, p.overlap_scalar_exponent)
+        streamed = max(overlap((t_dram, t_requests), p.overlap_scalar_exponent),
+                       overlap((t_fill, t_requests), p.fill_request_overlap_exponent))
+        traffic = overlap((streamed, *memory), p.overlap_scalar_exponent)
         traffic = overlap((traffic, t_gather_first), p.first_request_overlap_exponent)
         traffic = overlap((traffic, t_gather_next), p.next_request_overlap_exponent)
         traffic = overlap((traffic, t_store), p.store_request_overlap_exponent)
         units = overlap((t_ops, traffic), exponent)
         return overlap((units, t_dispatch), p.dispatch_overlap_exponent) / balance + t_sync
 
-    body = combined(t_compute, t_stream, t_req, t_lat, t_local)
+    body = combined(t_compute, t_bw, t_l2, t_req, t_lat, t_local)
     # the same without the misses: the first_level_reuse criterion's speedup
-    hit_all = combined(t_compute, t_stream, t_req - t_miss, t_lat, t_local) if t_miss else body
+    hit_all = combined(t_compute, t_bw, t_l2, t_req - t_miss, t_lat, t_local) if t_miss else body
     # the items run in lockstep again (no barrier serializing them): item_serialization
-    lockstep = combined(t_compute / serial, t_stream, t_req, t_lat, t_local) if serial > 1.0 \
+    lockstep = combined(t_compute / serial, t_bw, t_l2, t_req, t_lat, t_local) if serial > 1.0 \
         else body
     # DRAM bytes were every re-read a cache hit: the dram_reuse criterion
     reuse = min(1.0, held / dram) if dram else 1.0
-    all_held = combined(t_compute, max(t_bw * reuse, t_l2), t_req,
+    all_held = combined(t_compute, t_bw * reuse, t_l2, t_req,
                         max(t_little * reuse, t_rounds), t_local) if reuse < 1.0 else body
     # the groups' halos came at DRAM's pace: the first_level_fills criterion
-    no_halo = combined(t_compute, t_bw, t_req, t_lat, t_local) if t_l2 > t_bw else body
+    no_halo = combined(t_compute, t_bw, 0.0, t_req, t_lat, t_local) if t_l2 > t_bw else body
     # the last, partial wave of a loop's resident items waits its rounds at its own light load
     t_tail = wave_tail(stats, p, conc, rounds, dram, t_bw) if not traffic and not chained \
         else 0.0

@@ -95,6 +95,9 @@ MEASURED_KEYS: dict[str, str] = {
     # how far coalesced reads the L2 holds (a stencil's neighbour rows) overlap a DRAM stream
     # (request_overlap, lanes=coalesced, same form)
     "next_level_line_overlap_exponent": "",
+    # how far first-level hits (a stencil's cached neighbour rows) overlap the next level's
+    # fills (fill_overlap, same form)
+    "fill_request_overlap_exponent": "",
     # the same per occupancy: one wave of that many items a compute unit (request_overlap,
     # resident points): the memory units overlap less with fewer items in flight
     "line_overlap_exponent_by_resident": "[{resident_items: items a compute unit, exponent}]",
