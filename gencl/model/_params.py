@@ -100,13 +100,13 @@ class ModelParams:
     next_gather_requests_per_s: float = 0.0
     first_request_overlap_exponent: float = math.inf
     next_request_overlap_exponent: float = math.inf
-    # DRAM latency is hidden by the resident items' outstanding loads (Little's law over items:
-    # a GPU); False: a CPU core keeps a work-item loop's loads in flight with its out-of-order
-    # window and prefetchers, however few items it runs
     # how far the first level's requests overlap the next level's fills (fill_overlap: requests
     # that hit the first level beside coalesced reads it misses); the memory units' exponent
     # where not measured
     fill_request_overlap_exponent: float = math.inf
+    # DRAM latency is hidden by the resident items' outstanding loads (Little's law over items:
+    # a GPU); False: a CPU core keeps a work-item loop's loads in flight with its out-of-order
+    # window and prefetchers, however few items it runs
     little_over_items: bool = True
     # warp instructions a GPU issues, in lanes: one a lane a cycle, the scalar multiply-add
     # chains' peak / 2 (a madd is 2 flops). Every operation loopy counts takes one, a memory

@@ -37,7 +37,10 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   ``l2_sectors_per_s``: the cache_requests benchmark's level-2 points; a halo's side sector is
   a request of its own), or its bytes at ``l2_read_bw_Bps`` where only that
   was measured; DRAM's bytes pass the same level, so the slower of the two is the bandwidth
-  unit of the norm below (none where the profile lacks the figures);
+  unit of the norm below (none where the profile lacks the figures). The cache requests join
+  DRAM's stream by s and the fills by the exponent the fill_overlap benchmark measured
+  (``fill_request_overlap_exponent``; s where not measured), the larger of the two standing for
+  both in the norm;
 - cache requests: a sub-group instruction is served one cache line (128 B on GPUs) per request:
   a coalesced float access needs one request per 32 lanes, a float16 per lane (four 16-byte
   instructions, lanes 64 B apart) sixteen per instruction, a lane-by-lane access of a vector
