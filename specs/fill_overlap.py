@@ -20,6 +20,7 @@ from pymbolic import var as Variable
 from gencl.characterize.fill_overlap import (
     FILL_ROWS, FILLS_BYTES, HITS_BYTES, fill_bytes, hit_requests)
 from gencl.spec import BenchmarkSpec, Knob
+from gencl.spec.read_sums import read_sums
 
 #: hits an iteration: at most the window's 64 lines (no two reads of an iteration share a
 #: place: a compiler folds those into one load, request_overlap's note on its 8 KiB table)
@@ -55,36 +56,12 @@ def hits_index(i, k, h):
 def program(point):
     g, fills = point["hits"], point["fills"] == "on"
     i, k = Variable("i"), Variable("k")
-    terms, inames, bounds = [], ["i", "k"], ["0 <= i < n", "0 <= k < K"]
-    if fills:
-        terms.append(f"sum(f, fills[{fills_index(i, k, Variable('f'))}])")
-        inames.append("f")
-        bounds.append("0 <= f < F")
-    if g:
-        terms.append(f"sum(h, hits[{hits_index(i, k, Variable('h'))}])")
-        inames.append("h")
-        bounds.append("0 <= h < G")
-    domain = f"{{[{', '.join(inames)}]: {' and '.join(bounds)}}}"
-    t = lp.make_kernel(
-        domain,
-        f"""
-        for i
-            <> acc = 0 {{id=zero}}
-            for k
-                acc = acc + {" + ".join(terms)} {{id=add, dep=zero}}
-            end
-            out[i] = acc {{dep=add}}
-        end
-        """,
-        [lp.GlobalArg("fills", np.float32, shape=(FILLS_BYTES // 4,)),
-         lp.GlobalArg("hits", np.float32, shape=(HITS_BYTES // 4,)),
-         lp.GlobalArg("out", np.float32, shape=("n",), is_input=False, is_output=True),
-         lp.ValueArg("n", np.int32), lp.ValueArg("K", np.int32)],
-        name="fill_overlap", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
-    t = lp.fix_parameters(t, F=FILL_ROWS, **{"G": g} if g else {})
-    t = lp.tag_inames(t, {name: "unr" for name in ("f", "h") if name in inames})
-    return lp.assume(t, f"n mod {point['workgroup']} = 0 and n >= {point['workgroup']} "
-                        "and K >= 1")
+    reads = [("f", "F", f"fills[{fills_index(i, k, Variable('f'))}]")] if fills else []
+    reads += [("h", "G", f"hits[{hits_index(i, k, Variable('h'))}]")] if g else []
+    return read_sums("fill_overlap", reads,
+                     [lp.GlobalArg("fills", np.float32, shape=(FILLS_BYTES // 4,)),
+                      lp.GlobalArg("hits", np.float32, shape=(HITS_BYTES // 4,))],
+                     point["workgroup"], F=FILL_ROWS, **{"G": g} if g else {})
 
 
 def sizes(point, device, quick):

@@ -26,6 +26,7 @@ from pymbolic import var as Variable
 from gencl.characterize.request_overlap import (
     LEVEL_TABLES, STREAM_ROWS, TABLE_BYTES, bytes_streamed, line_requests)
 from gencl.spec import BenchmarkSpec, Knob
+from gencl.spec.read_sums import read_sums
 
 GATHERS = (0, 1, 2, 4, 8, 16)
 #: coalesced reads an iteration: each is 4 bytes an item, a sixteenth of the stream's 16 rows,
@@ -78,36 +79,12 @@ def program(point):
     g, stream = point["gathers"], point["stream"] == "on"
     floats = TABLE_BYTES[point["table"]] // 4
     table = table_index(*map(Variable, "ikr"), g, floats, point["lanes"])
-    terms, inames, bounds = [], ["i", "k"], ["0 <= i < n", "0 <= k < K"]
-    if stream:
-        terms.append("sum(s, src[k, s, i])")
-        inames.append("s")
-        bounds.append("0 <= s < S")
-    if g:
-        terms.append(f"sum(r, table[{table}])")
-        inames.append("r")
-        bounds.append("0 <= r < G")
-    domain = f"{{[{', '.join(inames)}]: {' and '.join(bounds)}}}"
-    t = lp.make_kernel(
-        domain,
-        f"""
-        for i
-            <> acc = 0 {{id=zero}}
-            for k
-                acc = acc + {" + ".join(terms)} {{id=add, dep=zero}}
-            end
-            out[i] = acc {{dep=add}}
-        end
-        """,
-        [lp.GlobalArg("src", np.float32, shape=("K", "S", "n")),
-         lp.GlobalArg("table", np.float32, shape=("T",)),
-         lp.GlobalArg("out", np.float32, shape=("n",), is_input=False, is_output=True),
-         lp.ValueArg("n", np.int32), lp.ValueArg("K", np.int32)],
-        name="request_overlap", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
-    t = lp.fix_parameters(t, S=STREAM_ROWS, **{"G": g} if g else {}, T=floats)
-    t = lp.tag_inames(t, {name: "unr" for name in ("s", "r") if name in inames})
-    return lp.assume(t, f"n mod {point['workgroup']} = 0 and n >= {point['workgroup']} "
-                        "and K >= 1")
+    reads = [("s", "S", "src[k, s, i]")] if stream else []
+    reads += [("r", "G", f"table[{table}]")] if g else []
+    return read_sums("request_overlap", reads,
+                     [lp.GlobalArg("src", np.float32, shape=("K", "S", "n")),
+                      lp.GlobalArg("table", np.float32, shape=("T",))],
+                     point["workgroup"], S=STREAM_ROWS, **{"G": g} if g else {}, T=floats)
 
 
 def sizes(point, device, quick):

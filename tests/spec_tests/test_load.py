@@ -188,4 +188,4 @@ def test_a_module_the_spec_imports_is_part_of_its_identity(tmp_path, monkeypatch
     root = Path(__file__).resolve().parents[2]
     spec_file = root / "specs" / "request_overlap.py"
     names = [n for n, _ in _load.imported_sources(ast.parse(spec_file.read_text()), spec_file)]
-    assert names == ["gencl.characterize.request_overlap", "gencl.spec"]
+    assert names == ["gencl.characterize.request_overlap", "gencl.spec", "gencl.spec.read_sums"]
