@@ -7,26 +7,24 @@ memory units' exponent: the p-norm of the larger stream with the requests)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from pathlib import Path
 
 import pytest
 
-from gencl.model import compute_stats, params_from, predict
+from gencl.model import compute_stats, load_device_profile, params_from, predict
 from gencl.model._predict import overlap
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZES = {"nz": 256, "ny": 256, "nx": 256}
 
 
-def _h200(**removed_keys):
-    summary = json.loads((ROOT / "bench_results/nvidia-h200/summary.json").read_text())
-    device = json.loads((ROOT / "bench_results/nvidia-h200/profile.json").read_text())["device"]
-    for key in removed_keys:
-        summary.pop(key, None)
+def _h200(*removed_keys):
+    """The committed H200 profile's params, without *removed_keys* in its summary."""
+    profile = load_device_profile(ROOT / "bench_results/nvidia-h200")
+    summary = {k: v for k, v in profile.summary.items() if k not in removed_keys}
     # no dispatch term: at these sizes the groups' starts would hide the memory terms
-    return dataclasses.replace(params_from(summary, device), group_dispatch_s=0.0)
+    return dataclasses.replace(params_from(summary, profile.device_json), group_dispatch_s=0.0)
 
 
 def _laplace3d(**point):
@@ -69,7 +67,7 @@ def test_a_stream_that_outweighs_its_fills_is_not_moved():
 
 
 def test_a_profile_without_the_benchmark_prices_as_the_memory_units_exponent():
-    p = _h200(fill_request_overlap_exponent=True)
+    p = _h200("fill_request_overlap_exponent")
     assert p.fill_request_overlap_exponent == p.overlap_scalar_exponent
     assert p.sources["fill_request_overlap_exponent"] == "nominal"
     stats = _laplace3d(workgroup=[32, 4, 1])
