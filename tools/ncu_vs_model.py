@@ -9,8 +9,12 @@
 
 One line a variant: its CUDA time, the model's prediction, and each figure the model prices
 that a counter measures (``gencl.model._predict.COUNTS``): the DRAM bytes of a launch
-(``dram__bytes_read`` + ``_write``), and the warps a compute unit holds (the model's resident
-items over the sub-group width, the counter's achieved average). The variants pair with ncu's
+(``dram__bytes_read`` + ``_write``), the warps a compute unit holds (the model's resident
+items over the sub-group width, the counter's achieved average), and what the work-groups ask
+of the L2 for the lines they bring into the first level, the ``l2_bandwidth`` term's count
+(``next_level_fill_bytes`` in 32-byte sectors and ``next_level_fill_requests``; the L2's
+sectors and requests from the first level, ``lts__t_sectors_srcunit_tex`` and
+``lts__t_requests_srcunit_tex``, reads and writes). The variants pair with ncu's
 launches in order: ``opencl_to_cuda.py --reps 1`` launches each once, in the order it prints them.
 
 Not paired: the model's ``first_level_requests`` count the cache lines each sub-group
@@ -43,7 +47,14 @@ WARPS = "sm__warps_active.avg.per_cycle_active"
 #: global load and store warp instructions (L1TEX requests: one an instruction)
 INSTRUCTIONS = ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
                 "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
-METRICS = ("gpu__time_duration.sum", *DRAM, WARPS, *INSTRUCTIONS)
+#: what the first level asks of the L2 (``next_level_fill_bytes`` over 32-byte sectors and
+#: ``next_level_fill_requests``: the lines the groups bring in, their stores written through)
+FILL_SECTORS = ("lts__t_sectors_srcunit_tex_op_read.sum",
+                "lts__t_sectors_srcunit_tex_op_write.sum")
+FILL_REQUESTS = ("lts__t_requests_srcunit_tex_op_read.sum",
+                 "lts__t_requests_srcunit_tex_op_write.sum")
+SECTOR_BYTES = 32
+METRICS = ("gpu__time_duration.sum", *DRAM, WARPS, *INSTRUCTIONS, *FILL_SECTORS, *FILL_REQUESTS)
 
 
 def read_times(text: str) -> list[tuple[str, dict[str, Any], float]]:
@@ -126,8 +137,16 @@ def compare(times: list[tuple[str, dict[str, Any], float]], launches: list[dict[
             "warps_per_cu": {"model": resident / params.subgroup_size if resident else None,
                              "ncu": counters.get(WARPS)},
             "warp_instructions": total(counters, INSTRUCTIONS),
+            "next_level_sectors": {"model": _sectors(counts.get("next_level_fill_bytes")),
+                                   "ncu": total(counters, FILL_SECTORS)},
+            "next_level_requests": {"model": counts.get("next_level_fill_requests"),
+                                    "ncu": total(counters, FILL_REQUESTS)},
         })
     return rows
+
+
+def _sectors(fill_bytes: float | None) -> float | None:
+    return fill_bytes / SECTOR_BYTES if fill_bytes is not None else None
 
 
 def text(rows: list[dict[str, Any]]) -> str:
@@ -137,15 +156,18 @@ def text(rows: list[dict[str, Any]]) -> str:
         return "—" if v is None else format(v * scale, spec)
 
     out = ["spec  point | CUDA µs  OpenCL µs  predicted µs  bottleneck | DRAM MB (model / ncu) | "
-           "warps a CU (model resident / ncu achieved) | warp instructions, millions (ncu)"]
+           "warps a CU (model resident / ncu achieved) | warp instructions, millions (ncu) | "
+           "L2 sectors, millions (model fills / ncu) | L2 requests, millions (model / ncu)"]
     for r in rows:
         knobs = ",".join(f"{k}={v}" for k, v in r["point"].items()
                          if k not in ("dtype", "temporal", "sweeps", "temporal_points"))
         times = " ".join(fmt(r[k], 1e6, ".1f") for k in ("cuda_s", "opencl_s", "predicted_s"))
         dram = " / ".join(fmt(r["dram_bytes"][k], 1e-6, ".1f") for k in ("model", "ncu"))
         warps = " / ".join(fmt(r["warps_per_cu"][k], 1, ".1f") for k in ("model", "ncu"))
+        fills = " | ".join(" / ".join(fmt(r[key][k], 1e-6, ".1f") for k in ("model", "ncu"))
+                           for key in ("next_level_sectors", "next_level_requests"))
         out.append(f"{r['spec']}  {knobs} | {times}  {r['bottleneck']} | {dram} | {warps} | "
-                   f"{fmt(r['warp_instructions'], 1e-6, '.2f')}")
+                   f"{fmt(r['warp_instructions'], 1e-6, '.2f')} | {fills}")
     return "\n".join(out)
 
 

@@ -174,6 +174,10 @@ COUNTS = {
     "dram_bytes": "bytes read from and written to DRAM",
     "resident_items_per_cu": "work items one compute unit holds at once",
     "load_rounds": "times an item waits for its loads' data (loops the code keeps)",
+    "next_level_fill_requests": "line requests the work-groups make of the next level for "
+                                "what they bring into the first (the l2_bandwidth term's)",
+    "next_level_fill_bytes": "bytes of those: the sectors the groups read, and the ones their "
+                             "stores write through",
 }
 
 
@@ -494,25 +498,28 @@ def issued_chunk_share(stats: KernelStats, a: Access, chunk: int) -> float:
     return issued / whole if whole else 1.0
 
 
-def next_level_time(stats: KernelStats, p: ModelParams) -> float:
-    """Time the next level takes to serve what the work-groups bring into the first
-    (``_cache_reuse.first_level_fills``): their line requests and sectors at the measured
-    rates of each, or their bytes at its bandwidth where only that was measured; 0 without
-    either or without a trace. DRAM's bytes pass the same level: the caller joins the two by
-    the slower."""
-    if not (p.l2_sectors_per_s and p.l2_line_requests_per_s) and not p.l2_bw:
-        return 0.0
+def next_level_fills(stats: KernelStats, p: ModelParams) -> tuple[float, float] | None:
+    """(line requests, bytes) of one launch's work-groups at the next level: what each brings
+    into the first (``_cache_reuse.first_level_fills``) × the groups; None without a trace."""
     fills = first_level_fills(stats.extra.get("item_trace"), line=p.request_line_bytes,
                               sector=p.sector_bytes, subgroup=p.subgroup_size)
     if fills is None:
+        return None
+    requests, moved = fills
+    return requests * stats.groups, moved * stats.groups
+
+
+def next_level_time(fills: tuple[float, float] | None, p: ModelParams) -> float:
+    """Time the next level takes to serve *fills* (``next_level_fills``): their line requests
+    and sectors at the measured rates of each, or their bytes at its bandwidth where only that
+    was measured; 0 without either or without fills. DRAM's bytes pass the same level: the
+    caller joins the two by the slower."""
+    if fills is None or (not (p.l2_sectors_per_s and p.l2_line_requests_per_s) and not p.l2_bw):
         return 0.0
     requests, moved = fills
     if p.l2_sectors_per_s and p.l2_line_requests_per_s:
-        per_group = requests / p.l2_line_requests_per_s \
-            + moved / p.sector_bytes / p.l2_sectors_per_s
-    else:
-        per_group = moved / p.l2_bw
-    return per_group * stats.groups
+        return requests / p.l2_line_requests_per_s + moved / p.sector_bytes / p.l2_sectors_per_s
+    return moved / p.l2_bw
 
 
 def loaded_round_s(bytes_per_cu: float, p: ModelParams) -> float:
@@ -638,7 +645,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         dram = useful = held = traffic["global_read_bytes"] + traffic["global_write_bytes"]
     bandwidth = dram_bandwidth(stats, p)
     t_bw = dram / bandwidth
-    t_l2 = next_level_time(stats, p) if not traffic else 0.0
+    fills = next_level_fills(stats, p) if not traffic else None
+    t_l2 = next_level_time(fills, p)
     # a loop along the contiguous axis that the compiler vectorizes (a CPU; the strip's updates)
     # requests each line once, where a one-item group has no sub-group to merge its accesses
     per_access = loop_requests if traffic and traffic.get("vectorized_updates") \
@@ -795,7 +803,9 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
                          t_tail, t_reload)
     counts = {"first_level_requests": requests, "retouch_hit_share": hits,
               "first_level_misses": misses, "dram_bytes": dram,
-              "resident_items_per_cu": float(conc), "load_rounds": rounds}
+              "resident_items_per_cu": float(conc), "load_rounds": rounds,
+              **({"next_level_fill_requests": fills[0], "next_level_fill_bytes": fills[1]}
+                 if fills else {})}
     return Prediction(time_s, terms, bottleneck, criteria, time_s / max(ideal, 1e-30),
                       steps=steps, counts=counts)
 

@@ -59,6 +59,9 @@ def _counts_line(counts: Mapping[str, float], stats: KernelStats, params: ModelP
     if counts.get("first_level_misses"):
         parts.append(f"{counts['retouch_hit_share'] * 100:.0f} % of the re-touches hit, "
                      f"{counts['first_level_misses']:.3g} go on to the next level")
+    if counts.get("next_level_fill_bytes"):
+        parts.append(f"the groups' fills {counts['next_level_fill_bytes'] / 1e6:,.1f} MB in "
+                     f"{counts['next_level_fill_requests']:.3g} requests to the next level")
     parts.append(f"{counts.get('dram_bytes', 0.0) / 1e6:,.1f} MB to and from DRAM")
     parts.append(f"{counts.get('resident_items_per_cu', 0.0):,.0f} items resident a compute "
                  "unit")

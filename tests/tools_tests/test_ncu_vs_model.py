@@ -82,7 +82,8 @@ def test_a_table_a_line_a_variant(capsys):
     # float4 sobel2d: its CUDA time, no OpenCL time (no space given), DRAM MB model / ncu
     assert lines[2].startswith("sobel2d  local_p=none,stream_j=1,vector_width=4")
     assert "| 215.7 — " in lines[2] and "| 805.3 / 780.7 |" in lines[2]
-    assert lines[2].endswith("/ 56.7 | 5.77")
+    # these counters were taken before the tool asked for the L2's: the model's fills alone
+    assert lines[2].endswith("/ 56.7 | 5.77 | 30.1 / — | 10.0 / —")
 
 
 def test_more_variants_than_launches_is_a_one_line_error(tmp_path, capsys):
@@ -99,3 +100,26 @@ def test_the_metrics_to_ask_ncu_for(capsys):
     assert tool.main(["--metrics"]) == 0
     metrics = capsys.readouterr().out.strip().split(",")
     assert "dram__bytes_read.sum" in metrics and "gpu__time_duration.sum" in metrics
+
+
+FILLS = H200 / "ncu-fills"  # README row: unstreamed 3-D variants as CUDA under ncu, 2026-12-02
+
+
+def test_the_next_levels_fills_are_what_the_l2_serves(capsys):
+    """The l2_bandwidth term's counts against the L2's own (``next_level_fill_bytes`` in
+    sectors, ``next_level_fill_requests``): on every unstreamed star3d_r4 and laplace3d
+    variant of the committed counters the model's fills are the sectors and requests the L2
+    served the first level, within a few per cent."""
+    spaces = [f"--space={H200 / k / 'single-sweep' / 'space.json'}" for k in
+              ("star3d_r4", "laplace3d")]
+    assert tool.main(["--times", str(FILLS / "times.txt"), "--ncu", str(FILLS / "ncu.csv"),
+                      "--profile", str(H200), *spaces, "--size", "nz=512", "--size", "ny=512",
+                      "--size", "nx=512", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    unstreamed = [r for r in rows if r["point"]["stream_k"] == 1]
+    assert [r["spec"] for r in unstreamed] == ["star3d_r4"] * 4 + ["laplace3d"] * 2
+    for r in unstreamed:
+        sectors, requests = r["next_level_sectors"], r["next_level_requests"]
+        assert sectors["model"] == pytest.approx(sectors["ncu"], rel=0.04)
+        assert requests["model"] == pytest.approx(requests["ncu"], rel=0.10)
+        assert r["opencl_s"] is not None  # the committed space's time of the same point
