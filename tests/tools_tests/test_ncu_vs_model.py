@@ -102,7 +102,7 @@ def test_the_metrics_to_ask_ncu_for(capsys):
     assert "dram__bytes_read.sum" in metrics and "gpu__time_duration.sum" in metrics
 
 
-FILLS = H200 / "ncu-fills"  # README row: unstreamed 3-D variants as CUDA under ncu, 2026-12-02
+FILLS = H200 / "ncu-fills"  # README row: star3d_r4 and laplace3d as CUDA under ncu, 2026-12-02
 
 
 def test_the_next_levels_fills_are_what_the_l2_serves(capsys):
