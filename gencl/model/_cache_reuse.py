@@ -162,30 +162,17 @@ def trace_load_bytes(trace: Mapping[str, Any]) -> dict[str, float]:
     return {name: float(sum(a["load"])) * a["bytes"] for name, a in trace["arrays"].items()}
 
 
-def first_level_fills(trace: Mapping[str, Any] | None, *, line: int, sector: int,
-                      subgroup: int) -> tuple[float, float] | None:
-    """(line requests, bytes) one work-group makes of the next level: its items' trace
-    translated by each item's local ids, the items in sub-groups of *subgroup* consecutive
-    linear local ids (axis 0 fastest), each trace position of an array one sub-group
-    instruction (a vector's components share one).
-
-    Bytes: the distinct *sector*-byte sectors the group touches (loads bring each in at its first
-    use, stores write theirs through). Requests: each sub-group instruction asks once for every
-    *line* holding a sector no earlier instruction of the group brought in; the sub-groups of
-    one instruction run together, so two that need different sectors of a line ask twice (a row
-    64 bytes into a 128-byte line: each warp's load is two half-line requests, an aligned row's
-    one). The group's first item reads the trace's addresses as they stand (``_stats`` keeps
-    their place in a line). It assumes the first level holds what the group touched while the
-    group reads it again (a stream's rows and planes come back within a few iterations); None
-    without a trace."""
-    if not trace or not trace.get("arrays") or not trace.get("length"):
-        return None
+def _group_touches(trace: Mapping[str, Any], *, sector: int, subgroup: int
+                   ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per traced array: (its trace positions, the *sector*-byte sectors each of its instructions
+    touches: [instruction, sub-group, sectors]) over one work-group, its items' trace translated
+    by their local ids, the items in sub-groups of *subgroup* consecutive linear local ids (axis
+    0 fastest), each position one sub-group instruction (a vector's components share one)."""
     local = [int(n) for n in trace["local"]]
     ids = np.indices(local).reshape(len(local), -1, order="F")  # linear local id order
     lanes = max(1, min(subgroup, ids.shape[1]))
     subgroups = ids.shape[1] // lanes  # whole sub-groups (a group is a multiple of the warp)
-    per_line = max(1, line // sector)
-    requests = sectors = 0
+    out = []
     for a in trace["arrays"].values():
         addr = np.asarray(a["addr"], dtype=np.int64)
         if not len(addr):
@@ -194,7 +181,8 @@ def first_level_fills(trace: Mapping[str, Any] | None, *, line: int, sector: int
         step[:len(a["step"])] = np.asarray(a["step"], dtype=np.int64)[:len(local)]
         offsets = (step @ ids)[:subgroups * lanes].reshape(subgroups, lanes)
         # instructions (trace positions) × their components, padded with the last component
-        _, inst, count = np.unique(np.asarray(a["pos"]), return_inverse=True, return_counts=True)
+        positions, inst, count = np.unique(np.asarray(a["pos"]), return_inverse=True,
+                                           return_counts=True)
         by_inst = addr[np.argsort(inst, kind="stable")]
         starts = np.concatenate([[0], np.cumsum(count)[:-1]])
         width = int(count.max())
@@ -203,19 +191,137 @@ def first_level_fills(trace: Mapping[str, Any] | None, *, line: int, sector: int
         first = table[:, None, None, :] + offsets[None, :, :, None]
         touched = np.concatenate([first // sector, (first + int(a["bytes"]) - 1) // sector],
                                  axis=3).reshape(len(count), subgroups, -1)
-        flat = touched.ravel()
-        _, where, inverse = np.unique(flat, return_index=True, return_inverse=True)
-        sectors += len(where)
-        # a sector is new in the instruction that touches it first (flat order is
-        # instruction-major), in each of its sub-groups that touch it there
-        per_inst = touched.shape[1] * touched.shape[2]
-        new = (where // per_inst)[inverse.ravel()] == np.arange(flat.size) // per_inst
-        wanted = np.where(new, flat // per_line, -1).reshape(-1, touched.shape[2])
-        wanted.sort(axis=1)
-        distinct = ((np.diff(wanted, axis=1) != 0) & (wanted[:, 1:] >= 0)).sum(axis=1) \
-            + (wanted[:, 0] >= 0)
-        requests += int(distinct.sum())
+        out.append((positions.astype(np.int64), touched))
+    return out
+
+
+def _first_touches(touched: np.ndarray) -> np.ndarray:
+    """Which entries of a [instruction, sub-group, sectors] table touch their sector first: in
+    the first instruction that touches it (flat order is instruction-major), in each of its
+    sub-groups that touch it there."""
+    flat = touched.ravel()
+    _, where, inverse = np.unique(flat, return_index=True, return_inverse=True)
+    per_inst = touched.shape[1] * touched.shape[2]
+    new = (where // per_inst)[inverse.ravel()] == np.arange(flat.size) // per_inst
+    return new.reshape(touched.shape)
+
+
+def _distinct_lines(lines: np.ndarray) -> np.ndarray:
+    """Per row of *lines* (-1: none), how many distinct lines it holds."""
+    lines = np.sort(lines, axis=1)
+    return ((np.diff(lines, axis=1) != 0) & (lines[:, 1:] >= 0)).sum(axis=1) + (lines[:, 0] >= 0)
+
+
+def first_level_fills(trace: Mapping[str, Any] | None, *, line: int, sector: int,
+                      subgroup: int) -> tuple[float, float] | None:
+    """(line requests, bytes) one work-group makes of the next level: its items' trace
+    translated by each item's local ids (``_group_touches``).
+
+    Bytes: the distinct *sector*-byte sectors the group touches (loads bring each in at its first
+    use, stores write theirs through). Requests: each sub-group instruction asks once for every
+    *line* holding a sector no earlier instruction of the group brought in; the sub-groups of
+    one instruction run together, so two that need different sectors of a line ask twice (a row
+    64 bytes into a 128-byte line: each warp's load is two half-line requests, an aligned row's
+    one). The group's first item reads the trace's addresses as they stand (``_stats`` keeps
+    their place in a line). It assumes the first level holds what the group touched while the
+    group reads it again; ``first_level_refills`` counts what it cannot hold. None without a
+    trace."""
+    if not trace or not trace.get("arrays") or not trace.get("length"):
+        return None
+    per_line = max(1, line // sector)
+    requests = sectors = 0
+    for _, touched in _group_touches(trace, sector=sector, subgroup=subgroup):
+        new = _first_touches(touched)
+        sectors += len(np.unique(touched))
+        wanted = np.where(new, touched // per_line, -1).reshape(-1, touched.shape[2])
+        requests += int(_distinct_lines(wanted).sum())
     return float(requests), float(sectors * sector)
+
+
+def _dominated(t: np.ndarray, prev: np.ndarray, at: np.ndarray, before: np.ndarray
+               ) -> np.ndarray:
+    """For each query i: how many events e have ``t[e] <= at[i]`` and ``prev[e] <= before[i]``
+    (a merge-sort tree over the events ordered by ``prev``: one sorted level per power of two,
+    each query's prefix taken as its binary blocks)."""
+    order = np.argsort(prev, kind="stable")
+    by_prev, times = prev[order], t[order]
+    prefix = np.searchsorted(by_prev, before, side="right")
+    counts = np.zeros(len(at), dtype=np.int64)
+    span = int(max(times.max(initial=0), at.max(initial=0))) + 2
+    index = np.arange(len(times))
+    level = 0
+    while (1 << level) <= len(times):
+        has = np.nonzero((prefix >> level) & 1)[0]
+        if len(has):
+            keys = np.sort((index >> level) * span + times)
+            block = (prefix[has] >> (level + 1)) << 1  # the prefix's block of this size
+            counts[has] += np.searchsorted(keys, block * span + at[has], side="right") \
+                - block * (1 << level)
+        level += 1
+    return counts
+
+
+def reuse_stack_distances(t: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For events (*t* a position, *key* what they touch; each (t, key) once): the position of
+    the previous event with the same key (-1 for a first touch) and, for the others, how many
+    distinct keys events strictly between the two touch (an LRU cache's stack distance)."""
+    order = np.lexsort((t, key))
+    same = np.r_[False, key[order][1:] == key[order][:-1]]
+    prev = np.full(len(t), -1, dtype=np.int64)
+    prev[order] = np.where(same, np.r_[-1, t[order][:-1]], -1)
+    again = prev >= 0
+    # a key is counted at its first touch inside the window: its previous touch is at or
+    # before the window's start
+    at, start = t[again] - 1, prev[again]
+    return prev, _dominated(t, prev, at, start) - _dominated(t, prev, start, start)
+
+
+def first_level_refills(trace: Mapping[str, Any] | None, *, line: int, sector: int,
+                        subgroup: int, resident_groups: float, cache: float
+                        ) -> tuple[float, float]:
+    """(line requests, bytes) one work-group makes of the next level again for sectors it
+    touched before and the first level no longer holds (``first_level_fills`` counts each
+    sector once): a re-touch misses where the distinct sectors the group touched since the
+    sector's previous use, times the *resident_groups* a compute unit holds (they run side by
+    side on other data), exceed the *cache* bytes (an LRU cache's stack distance, per trace
+    position). A stream's re-read rows: star3d_r4 with 4 rows an item around a 16-plane stream
+    reads each neighbour row again a whole stream later, 5 groups × ~70 KB between the two uses
+    against a 218 KB first level (H200): the L2 served 127 M sectors where the group's sectors
+    once are 50 M (Nsight Compute, docs/tuning.md). Requests: per sub-group instruction, the
+    distinct lines of its missed sectors that it does not request for new ones. (0, 0) without
+    a trace or a cache."""
+    if not trace or not trace.get("arrays") or not trace.get("length") or cache <= 0:
+        return 0.0, 0.0
+    per_line = max(1, line // sector)
+    tables = _group_touches(trace, sector=sector, subgroup=subgroup)
+    # events: (position, sector) once each, arrays apart (each its own id range)
+    events = []
+    for number, (positions, touched) in enumerate(tables):
+        rows = np.repeat(positions, touched.shape[1] * touched.shape[2])
+        ids = touched.ravel() - touched.min()
+        events.append(np.unique((rows << 36) | ids) + (number << 56))
+    keys = np.sort(np.concatenate(events))
+    t = (keys & ((1 << 56) - 1)) >> 36
+    prev, distance = reuse_stack_distances(t, keys & ~(((1 << 20) - 1) << 36))
+    missed_keys = np.sort(keys[prev >= 0][resident_groups * distance * sector > cache])
+    if not len(missed_keys):
+        return 0.0, 0.0
+    requests = 0
+    for number, (positions, touched) in enumerate(tables):
+        rows = np.repeat(positions, touched.shape[1] * touched.shape[2]).reshape(touched.shape)
+        ids = (rows << 36) | (touched - touched.min())
+        ids += number << 56
+        place = np.minimum(np.searchsorted(missed_keys, ids), len(missed_keys) - 1)
+        missed = missed_keys[place] == ids
+        new = _first_touches(touched)
+        lines = touched // per_line
+        # per sub-group instruction; a missed line it asks for anyway costs no request
+        row = np.arange(lines.shape[0] * lines.shape[1]).reshape(lines.shape[:2])[:, :, None]
+        row_lines = row * (int(lines.max() - lines.min()) + 1) + lines - lines.min()
+        asked = np.isin(row_lines, row_lines[new])
+        again = np.where(missed & ~new & ~asked, lines, -1).reshape(-1, touched.shape[2])
+        requests += int(_distinct_lines(again).sum())
+    return float(requests), float(len(missed_keys) * sector)
 
 
 def first_level_hit_share(stats: KernelStats, lines_key: str, resident_items: float,

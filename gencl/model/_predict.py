@@ -142,8 +142,8 @@ import numpy as np
 
 from gencl.model._cache_reuse import dram_bytes as reuse_dram_bytes
 from gencl.model._cache_reuse import (
-    first_level_fills, first_level_hit_share, last_level_hit_share, live_bytes, miss_shares,
-    reuse_gaps, trace_load_bytes)
+    first_level_fills, first_level_hit_share, first_level_refills, last_level_hit_share,
+    live_bytes, miss_shares, reuse_gaps, trace_load_bytes)
 from gencl.model._gathers import SECTOR_BYTES as GATHER_SECTOR_BYTES
 from gencl.model._gathers import GatherShares, gather_shares, wave_bytes
 from gencl.model._params import ModelParams
@@ -500,12 +500,21 @@ def issued_chunk_share(stats: KernelStats, a: Access, chunk: int) -> float:
 
 def next_level_fills(stats: KernelStats, p: ModelParams) -> tuple[float, float] | None:
     """(line requests, bytes) of one launch's work-groups at the next level: what each brings
-    into the first (``_cache_reuse.first_level_fills``) × the groups; None without a trace."""
-    fills = first_level_fills(stats.extra.get("item_trace"), line=p.request_line_bytes,
-                              sector=p.sector_bytes, subgroup=p.subgroup_size)
+    into the first (``_cache_reuse.first_level_fills``) and brings again where the first level
+    cannot hold it for the groups resident beside it (``first_level_refills``, the first
+    measured cache level), × the groups; None without a trace."""
+    trace = stats.extra.get("item_trace")
+    fills = first_level_fills(trace, line=p.request_line_bytes, sector=p.sector_bytes,
+                              subgroup=p.subgroup_size)
     if fills is None:
         return None
     requests, moved = fills
+    if p.cache_level_bytes:
+        again, refilled = first_level_refills(
+            trace, line=p.request_line_bytes, sector=p.sector_bytes, subgroup=p.subgroup_size,
+            resident_groups=_concurrency(stats, p) / max(1, stats.group_size),
+            cache=p.cache_level_bytes[0])
+        requests, moved = requests + again, moved + refilled
     return requests * stats.groups, moved * stats.groups
 
 

@@ -152,3 +152,71 @@ def test_a_next_level_slower_than_dram_is_not_taken_for_one():
     assert predict(stats, slow).terms["l2_bandwidth"] == 0.0
     fast = params_from({"copy_bw_Bps": 5.1e10, "l2_read_bw_Bps": 2.0e11}, GPU)
     assert fast.l2_bw == 2.0e11 and fast.sources["l2_read_bw_Bps"] == "measured"
+
+
+def test_stack_distances_count_the_distinct_keys_between_two_touches():
+    """Against the definition, on random events: for each touch of a key touched before, the
+    distinct keys touched strictly between the two positions."""
+    import numpy as np
+
+    from gencl.model._cache_reuse import reuse_stack_distances
+
+    rng = np.random.default_rng(7)
+    pairs = np.unique(np.stack([rng.integers(0, 400, 3000), rng.integers(0, 60, 3000)], 1),
+                      axis=0)
+    t, key = pairs[:, 0], pairs[:, 1]
+    prev, distance = reuse_stack_distances(t, key)
+    expected_prev, expected = [], []
+    for i in range(len(t)):
+        earlier = t[(key == key[i]) & (t < t[i])]
+        expected_prev.append(earlier.max() if len(earlier) else -1)
+        if len(earlier):
+            between = (t > earlier.max()) & (t < t[i])
+            expected.append(len(set(key[between].tolist())))
+    assert prev.tolist() == expected_prev
+    assert distance.tolist() == expected
+
+
+def _rows_then_first_again(rows):
+    """A group of one warp that reads *rows* aligned rows of 32 floats (4 sectors, one line
+    each), one a position, then the first row again."""
+    order = list(range(rows)) + [0]
+    return {"arrays": {"u": {"pos": list(range(rows + 1)), "addr": [r * 4096 for r in order],
+                             "load": [True] * (rows + 1), "bytes": 4, "step": [4]}},
+            "length": rows + 1, "local": [32]}
+
+
+@pytest.mark.parametrize("groups, cache, refills", [
+    # 7 rows of 4 sectors between the two reads of row 0: 28 × 32 B = 896 B a group
+    (1, 1024, (0.0, 0.0)),
+    (1, 896, (0.0, 0.0)),  # exactly what it holds
+    (2, 1024, (1.0, 128.0)),  # a second group beside it: 1,792 B, row 0 comes again
+    (1, 800, (1.0, 128.0)),
+])
+def test_a_row_read_again_after_the_cache_let_it_go_is_filled_again(groups, cache, refills):
+    """``first_level_refills``: the group's re-read misses where the resident groups × the
+    distinct sectors read since its first read exceed the first level: its 4 sectors again, in
+    one line request. ``first_level_fills`` counts each sector once whatever the cache."""
+    from gencl.model._cache_reuse import first_level_refills
+
+    trace = _rows_then_first_again(8)
+    assert first_level_fills(trace, line=128, sector=32, subgroup=32) == (8, 8 * 128)
+    assert first_level_refills(trace, line=128, sector=32, subgroup=32, resident_groups=groups,
+                               cache=cache) == refills
+
+
+def test_a_stream_of_blocked_rows_refills_only_past_the_first_level():
+    """laplace3d with 2 rows an item around a 4-plane stream reads each row's neighbour rows
+    again the stream after: with a first level that holds everything nothing comes again,
+    with a small one the re-read rows do, and the more groups share it the more."""
+    from gencl.model._cache_reuse import first_level_refills
+
+    trace = _laplace3d(workgroup=[32, 4, 1], stream_k=4, block_j=2).extra["item_trace"]
+    args = {"line": 128, "sector": 32, "subgroup": 32}
+    _, once = first_level_fills(trace, **args)
+    assert first_level_refills(trace, resident_groups=8, cache=1 << 30, **args) == (0.0, 0.0)
+    few = first_level_refills(trace, resident_groups=1, cache=4 << 10, **args)
+    many = first_level_refills(trace, resident_groups=8, cache=4 << 10, **args)
+    assert 0 < few[1] < many[1]
+    assert 0 < few[0] <= many[0]
+    assert many[1] < 3 * once  # each sector comes again at most once per neighbour row

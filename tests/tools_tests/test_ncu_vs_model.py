@@ -107,19 +107,22 @@ FILLS = H200 / "ncu-fills"  # README row: star3d_r4 and laplace3d as CUDA under 
 
 def test_the_next_levels_fills_are_what_the_l2_serves(capsys):
     """The l2_bandwidth term's counts against the L2's own (``next_level_fill_bytes`` in
-    sectors, ``next_level_fill_requests``): on every unstreamed star3d_r4 and laplace3d
-    variant of the committed counters the model's fills are the sectors and requests the L2
-    served the first level, within a few per cent."""
+    sectors, ``next_level_fill_requests``): on every star3d_r4 and laplace3d variant of the
+    committed counters the model's fills are the sectors and requests the L2 served the first
+    level, within a few per cent. The streamed star3d_r4 row (4 rows an item around a
+    16-plane stream) is the first level's refills of rows it re-reads a stream later
+    (``_cache_reuse.first_level_refills``): without them the model counted 50 M sectors of
+    the L2's 127 M."""
     spaces = [f"--space={H200 / k / 'single-sweep' / 'space.json'}" for k in
               ("star3d_r4", "laplace3d")]
     assert tool.main(["--times", str(FILLS / "times.txt"), "--ncu", str(FILLS / "ncu.csv"),
                       "--profile", str(H200), *spaces, "--size", "nz=512", "--size", "ny=512",
                       "--size", "nx=512", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    unstreamed = [r for r in rows if r["point"]["stream_k"] == 1]
-    assert [r["spec"] for r in unstreamed] == ["star3d_r4"] * 4 + ["laplace3d"] * 2
-    for r in unstreamed:
+    assert [r["spec"] for r in rows] == ["star3d_r4"] * 5 + ["laplace3d"] * 3
+    assert [r["point"]["stream_k"] for r in rows] == [1, 1, 1, 1, 16, 1, 1, 8]
+    for r in rows:
         sectors, requests = r["next_level_sectors"], r["next_level_requests"]
-        assert sectors["model"] == pytest.approx(sectors["ncu"], rel=0.04)
+        assert sectors["model"] == pytest.approx(sectors["ncu"], rel=0.06)
         assert requests["model"] == pytest.approx(requests["ncu"], rel=0.10)
         assert r["opencl_s"] is not None  # the committed space's time of the same point
