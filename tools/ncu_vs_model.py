@@ -12,7 +12,8 @@ that a counter measures (``gencl.model._predict.COUNTS``): the DRAM bytes of a l
 (``dram__bytes_read`` + ``_write``), the warps a compute unit holds (the model's resident
 items over the sub-group width, the counter's achieved average), and what the work-groups ask
 of the L2 for the lines they bring into the first level, the ``l2_bandwidth`` term's count
-(``next_level_fill_bytes`` in 32-byte sectors and ``next_level_fill_requests``; the L2's
+(``next_level_fill_bytes`` in 32-byte sectors and ``next_level_fill_requests``), and again for
+those the first level let go (``next_level_refill_*``, counted, not priced), together (the L2's
 sectors and requests from the first level, ``lts__t_sectors_srcunit_tex`` and
 ``lts__t_requests_srcunit_tex``, reads and writes). The variants pair with ncu's
 launches in order: ``opencl_to_cuda.py --reps 1`` launches each once, in the order it prints them.
@@ -111,7 +112,9 @@ def compare(times: list[tuple[str, dict[str, Any], float]], launches: list[dict[
     """One row a variant: the model's prediction and counts beside the counters."""
     from gencl import api
     from gencl.model import load_device_profile, params_from_profile
-    from gencl.model._explain import predict_points
+    from gencl.model._explain import points_stats, predict_variant
+    from gencl.model._predict import with_refill_counts
+    from gencl.model._registers import with_build_log
 
     if len(times) != len(launches):
         raise ValueError(f"{len(times)} variants timed but {len(launches)} launches profiled: "
@@ -124,9 +127,14 @@ def compare(times: list[tuple[str, dict[str, Any], float]], launches: list[dict[
         spec = specs[name]
         at = {**spec.sizes(point, device_profile.device, False), **sizes}
         record = records.get(record_key(name, point))
-        pred = predict_points(spec, [point], [at], params, workers=1,
-                              build_logs=[record.get("build_log") if record else None])[0]
-        counts = pred.counts if pred else {}
+        stats = points_stats(spec, [point], [at], params, workers=1)[0]
+        if isinstance(stats, str):  # loopy could not count it: no model figures
+            pred, counts = None, {}
+        else:
+            stats = with_build_log(stats, record.get("build_log") if record else None)
+            pred = with_refill_counts(predict_variant(spec, point, at, stats, params), stats,
+                                      params)
+            counts = pred.counts
         resident = counts.get("resident_items_per_cu")
         rows.append({
             "spec": name, "point": point, "sizes": at, "cuda_s": cuda_s,
@@ -137,12 +145,19 @@ def compare(times: list[tuple[str, dict[str, Any], float]], launches: list[dict[
             "warps_per_cu": {"model": resident / params.subgroup_size if resident else None,
                              "ncu": counters.get(WARPS)},
             "warp_instructions": total(counters, INSTRUCTIONS),
-            "next_level_sectors": {"model": _sectors(counts.get("next_level_fill_bytes")),
+            "next_level_sectors": {"model": _sectors(_with_refills(counts, "bytes")),
                                    "ncu": total(counters, FILL_SECTORS)},
-            "next_level_requests": {"model": counts.get("next_level_fill_requests"),
+            "next_level_requests": {"model": _with_refills(counts, "requests"),
                                     "ncu": total(counters, FILL_REQUESTS)},
         })
     return rows
+
+
+def _with_refills(counts: dict[str, float], what: str) -> float | None:
+    """The groups' fills and refills of the first level (``next_level_fill_*`` and
+    ``next_level_refill_*``): what the L2 serves it."""
+    fills = counts.get(f"next_level_fill_{what}")
+    return fills + counts.get(f"next_level_refill_{what}", 0.0) if fills is not None else None
 
 
 def _sectors(fill_bytes: float | None) -> float | None:
@@ -157,7 +172,8 @@ def text(rows: list[dict[str, Any]]) -> str:
 
     out = ["spec  point | CUDA µs  OpenCL µs  predicted µs  bottleneck | DRAM MB (model / ncu) | "
            "warps a CU (model resident / ncu achieved) | warp instructions, millions (ncu) | "
-           "L2 sectors, millions (model fills / ncu) | L2 requests, millions (model / ncu)"]
+           "L2 sectors, millions (model fills and refills / ncu) | "
+           "L2 requests, millions (model / ncu)"]
     for r in rows:
         knobs = ",".join(f"{k}={v}" for k, v in r["point"].items()
                          if k not in ("dtype", "temporal", "sweeps", "temporal_points"))

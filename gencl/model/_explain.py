@@ -12,7 +12,7 @@ from typing import Any
 
 from gencl.errors import GenclError
 from gencl.model._params import ModelParams
-from gencl.model._predict import Prediction, predict
+from gencl.model._predict import Prediction, predict, with_refill_counts
 from gencl.model._registers import with_build_log
 from gencl.model._schedule import with_sass
 from gencl.model._stats import KernelStats, variant_stats
@@ -25,9 +25,11 @@ def point_key(point: Mapping[str, Any]) -> str:
 
 def explain(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int],
             params: ModelParams) -> tuple[KernelStats, Prediction]:
-    """Statistics and prediction of one point of *spec* at *sizes*."""
+    """Statistics and prediction of one point of *spec* at *sizes*, its counts with the first
+    level's refills (``_predict.with_refill_counts``)."""
     stats = variant_stats(spec, point, sizes, subgroup_size=params.subgroup_size)
-    return stats, predict_variant(spec, point, sizes, stats, params)
+    return stats, with_refill_counts(predict_variant(spec, point, sizes, stats, params), stats,
+                                     params)
 
 
 def predict_variant(spec: Any, point: Mapping[str, Any], sizes: Mapping[str, int],

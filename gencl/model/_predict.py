@@ -135,7 +135,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -178,6 +178,10 @@ COUNTS = {
                                 "what they bring into the first (the l2_bandwidth term's)",
     "next_level_fill_bytes": "bytes of those: the sectors the groups read, and the ones their "
                              "stores write through",
+    "next_level_refill_requests": "line requests the groups make of the next level again for "
+                                  "sectors the first level let go before they came back to "
+                                  "them (counted, not priced)",
+    "next_level_refill_bytes": "bytes of those",
 }
 
 
@@ -500,22 +504,46 @@ def issued_chunk_share(stats: KernelStats, a: Access, chunk: int) -> float:
 
 def next_level_fills(stats: KernelStats, p: ModelParams) -> tuple[float, float] | None:
     """(line requests, bytes) of one launch's work-groups at the next level: what each brings
-    into the first (``_cache_reuse.first_level_fills``) and brings again where the first level
-    cannot hold it for the groups resident beside it (``first_level_refills``, the first
-    measured cache level), × the groups; None without a trace."""
-    trace = stats.extra.get("item_trace")
-    fills = first_level_fills(trace, line=p.request_line_bytes, sector=p.sector_bytes,
-                              subgroup=p.subgroup_size)
+    into the first (``_cache_reuse.first_level_fills``) × the groups; None without a trace."""
+    fills = first_level_fills(stats.extra.get("item_trace"), line=p.request_line_bytes,
+                              sector=p.sector_bytes, subgroup=p.subgroup_size)
     if fills is None:
         return None
     requests, moved = fills
-    if p.cache_level_bytes:
-        again, refilled = first_level_refills(
-            trace, line=p.request_line_bytes, sector=p.sector_bytes, subgroup=p.subgroup_size,
-            resident_groups=_concurrency(stats, p) / max(1, stats.group_size),
-            cache=p.cache_level_bytes[0])
-        requests, moved = requests + again, moved + refilled
     return requests * stats.groups, moved * stats.groups
+
+
+def next_level_refills(stats: KernelStats, p: ModelParams) -> tuple[float, float] | None:
+    """(line requests, bytes) the launch's work-groups bring into the first level again, beyond
+    ``next_level_fills``: the re-touches the first measured cache level cannot hold for the
+    groups resident beside each (``_cache_reuse.first_level_refills``), × the groups; None
+    without a trace or a measured first level.
+
+    Counted, not priced: the count is the L2's (star3d_r4's 4 rows around a 16-plane stream:
+    fills and refills 120.6 M sectors, Nsight Compute 127.4 M; fills alone 50.3 M), but at the
+    next level's rates, fitted as a sum of a request's and a sector's costs, it takes star3d_r4's
+    ρ 0.762 → 0.755 and mehrstellen3d's 0.905 → 0.896 (docs/tuning.md, "The first level's
+    refills"): those rates price star3d_r4's unstreamed fills 12–24 % over their measured time
+    already."""
+    trace = stats.extra.get("item_trace")
+    if not trace or not p.cache_level_bytes:
+        return None
+    requests, moved = first_level_refills(
+        trace, line=p.request_line_bytes, sector=p.sector_bytes, subgroup=p.subgroup_size,
+        resident_groups=_concurrency(stats, p) / max(1, stats.group_size),
+        cache=p.cache_level_bytes[0])
+    return requests * stats.groups, moved * stats.groups
+
+
+def with_refill_counts(pred: Prediction, stats: KernelStats, p: ModelParams) -> Prediction:
+    """*pred* with ``next_level_refills`` in its counts where it counts fills (``explain`` of
+    one variant and the Nsight Compute comparison show them; a space's predictions go without,
+    as nothing prices them)."""
+    refills = next_level_refills(stats, p) if "next_level_fill_bytes" in pred.counts else None
+    if not refills:
+        return pred
+    return replace(pred, counts={**pred.counts, "next_level_refill_requests": refills[0],
+                                 "next_level_refill_bytes": refills[1]})
 
 
 def next_level_time(fills: tuple[float, float] | None, p: ModelParams) -> float:

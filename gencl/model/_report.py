@@ -62,6 +62,10 @@ def _counts_line(counts: Mapping[str, float], stats: KernelStats, params: ModelP
     if counts.get("next_level_fill_bytes"):
         parts.append(f"the groups' fills {counts['next_level_fill_bytes'] / 1e6:,.1f} MB in "
                      f"{counts['next_level_fill_requests']:.3g} requests to the next level")
+    if counts.get("next_level_refill_bytes"):
+        parts.append(f"{counts['next_level_refill_bytes'] / 1e6:,.1f} MB of them again in "
+                     f"{counts['next_level_refill_requests']:.3g} requests, the first level "
+                     "full (not priced)")
     parts.append(f"{counts.get('dram_bytes', 0.0) / 1e6:,.1f} MB to and from DRAM")
     parts.append(f"{counts.get('resident_items_per_cu', 0.0):,.0f} items resident a compute "
                  "unit")
