@@ -50,6 +50,10 @@ sectors: a halo's side sector is a request of its own, and a row that starts 64 
 128-byte line is two half-line requests for each warp's load where an aligned row's is one.
 The item trace keeps each address's place in an aligned block (``_stats._item_trace``), so the
 group is laid out where its rows lie: the suite's rows, 64 bytes into a line, are priced so.
+What the first level cannot hold until the group comes back to it, the group brings in again
+(``first_level_refills``: each re-touch's LRU stack distance over the group's trace, times the
+groups resident beside it, against the first level): a row blocked around a stream re-reads
+its neighbour rows a whole stream later. Counted and shown, not priced (``_predict``).
 """
 
 from __future__ import annotations
