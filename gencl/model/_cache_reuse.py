@@ -289,9 +289,10 @@ def first_level_refills(trace: Mapping[str, Any] | None, *, line: int, sector: i
     sector's previous use, times the *resident_groups* a compute unit holds (they run side by
     side on other data), exceed the *cache* bytes (an LRU cache's stack distance, per trace
     position). A stream's re-read rows: star3d_r4 with 4 rows an item around a 16-plane stream
-    reads each neighbour row again a whole stream later, 5 groups × ~70 KB between the two uses
-    against a 218 KB first level (H200): the L2 served 127 M sectors where the group's sectors
-    once are 50 M (Nsight Compute, docs/tuning.md). Requests: per sub-group instruction, the
+    reads each neighbour row again a whole stream later, 207 KB of a group's sectors between
+    the two uses, × 5 groups against a 218 KB first level (H200; a quarter of its re-touches):
+    the L2 served 127 M sectors where the group's sectors once are 50 M (Nsight Compute,
+    docs/tuning.md). Positions below 2^20 (``_stats.MAX_TRACE_ACCESSES``). Requests: per sub-group instruction, the
     distinct lines of its missed sectors that it does not request for new ones. (0, 0) without
     a trace or a cache."""
     if not trace or not trace.get("arrays") or not trace.get("length") or cache <= 0:
