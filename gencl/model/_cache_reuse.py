@@ -292,9 +292,9 @@ def first_level_refills(trace: Mapping[str, Any] | None, *, line: int, sector: i
     reads each neighbour row again a whole stream later, 207 KB of a group's sectors between
     the two uses, × 5 groups against a 218 KB first level (H200; a quarter of its re-touches):
     the L2 served 127 M sectors where the group's sectors once are 50 M (Nsight Compute,
-    docs/tuning.md). Positions below 2^20 (``_stats.MAX_TRACE_ACCESSES``). Requests: per sub-group instruction, the
-    distinct lines of its missed sectors that it does not request for new ones. (0, 0) without
-    a trace or a cache."""
+    docs/tuning.md). Requests: per sub-group instruction, the distinct lines of its missed
+    sectors that it does not request for new ones. Trace positions below 2^20
+    (``_stats.MAX_TRACE_ACCESSES``). (0, 0) without a trace or a cache."""
     if not trace or not trace.get("arrays") or not trace.get("length") or cache <= 0:
         return 0.0, 0.0
     per_line = max(1, line // sector)
