@@ -313,9 +313,8 @@ def first_level_refills(trace: Mapping[str, Any] | None, *, line: int, sector: i
         return 0.0, 0.0
     requests = 0
     for number, (positions, touched) in enumerate(tables):
-        rows = np.repeat(positions, touched.shape[1] * touched.shape[2]).reshape(touched.shape)
-        ids = (rows << 36) | (touched - touched.min())
-        ids += number << 56
+        at = np.repeat(positions, touched.shape[1] * touched.shape[2]).reshape(touched.shape)
+        ids = ((at << 36) | (touched - touched.min())) + (number << 56)
         place = np.minimum(np.searchsorted(missed_keys, ids), len(missed_keys) - 1)
         missed = missed_keys[place] == ids
         new = _first_touches(touched)
