@@ -299,24 +299,19 @@ def first_level_refills(trace: Mapping[str, Any] | None, *, line: int, sector: i
         return 0.0, 0.0
     per_line = max(1, line // sector)
     tables = _group_touches(trace, sector=sector, subgroup=subgroup)
-    # events: (position, sector) once each, arrays apart (each its own id range)
-    events = []
-    for number, (positions, touched) in enumerate(tables):
-        rows = np.repeat(positions, touched.shape[1] * touched.shape[2])
-        ids = touched.ravel() - touched.min()
-        events.append(np.unique((rows << 36) | ids) + (number << 56))
-    keys = np.sort(np.concatenate(events))
+    # each entry's event: its array (bits 56 on), its position (36–55), its sector
+    entries = [((np.repeat(positions, touched[0].size).reshape(touched.shape) << 36)
+                | (touched - touched.min())) + (number << 56)
+               for number, (positions, touched) in enumerate(tables)]
+    keys = np.unique(np.concatenate([e.ravel() for e in entries]))  # each event once, sorted
     t = (keys & ((1 << 56) - 1)) >> 36
     prev, distance = reuse_stack_distances(t, keys & ~(((1 << 20) - 1) << 36))
-    missed_keys = np.sort(keys[prev >= 0][resident_groups * distance * sector > cache])
+    missed_keys = keys[prev >= 0][resident_groups * distance * sector > cache]
     if not len(missed_keys):
         return 0.0, 0.0
     requests = 0
-    for number, (positions, touched) in enumerate(tables):
-        at = np.repeat(positions, touched.shape[1] * touched.shape[2]).reshape(touched.shape)
-        ids = ((at << 36) | (touched - touched.min())) + (number << 56)
-        place = np.minimum(np.searchsorted(missed_keys, ids), len(missed_keys) - 1)
-        missed = missed_keys[place] == ids
+    for (_, touched), entry in zip(tables, entries):
+        missed = np.isin(entry, missed_keys)
         new = _first_touches(touched)
         lines = touched // per_line
         # per sub-group instruction; a missed line it asks for anyway costs no request
