@@ -27,7 +27,7 @@ from gencl.spec.stencil_step import GRID_2D, GRID_3D, from_padded, to_padded
 
 SUITE = ("laplace3d", "star3d_r4", "box3d27", "box2d9", "vardiff3d", "star2d_r2", "advect3d",
          "aniso2d", "mehrstellen3d", "wave3d", "biharm2d", "edge3d19", "wave2d", "div3d",
-         "curl3d", "sobel2d", "helmholtz3d", "perona2d", "grayscott3d")
+         "curl3d", "sobel2d", "helmholtz3d", "perona2d", "grayscott3d", "copy2d")
 #: largest tile volume run at whole-tile sizes (keeps the numpy reference cheap)
 MAX_POINTS = 1 << 20
 
@@ -215,7 +215,7 @@ def test_metrics_count_the_compulsory_traffic(name):
     written = set().union(*(i.assignee_var_names() for i in knl.instructions)) & arrays
     assert spec.metrics["bytes"](point, sizes) == (len(read) + len(written)) * 8 * interior
     assert spec.metrics["points"](point, sizes) == interior
-    assert spec.metrics["flops"](point, sizes) > interior
+    assert spec.metrics["flops"](point, sizes) >= interior  # copy2d: its one multiply a point
 
 
 def written_and_read(spec, point) -> tuple[list[str], str]:

@@ -1,0 +1,100 @@
+"""2-D copy step: u_new = ½ u over the interior, no neighbour read.
+
+The 2-D stencil without a stencil: each interior point of an ny × nx grid is read once, halved
+and written once into the other ping-pong buffer, in the suite's padded layout (x rows carry 16
+pad elements on each side, so interior rows start 64 bytes into a cache line; a fixed boundary
+one point wide, kept in both buffers). It is the floor every 2-D kernel of the suite stands on:
+the same arrays, sizes and derived space (vector width, a stream along y, work-group shape) with
+no halo to reuse and one multiply a point. What the model misses here it misses in the memory
+system and in the code NVIDIA's compiler emits, not in a stencil's reuse or arithmetic.
+
+No knobs are declared: gencl derives the space from the program (``gencl space copy2d
+--list``). Written after the model's terms (2026-12-02, twenty-second session) and held out
+(``tuning/model_developed_on.json`` does not name it).
+"""
+
+import loopy as lp
+import numpy as np
+
+from gencl.spec.stencil_step import GRID_2D, from_padded, stencil_step_spec, to_padded
+
+DTYPES = {"float32": np.float32, "float64": np.float64}
+PAD = 16  # x pad elements on each side: interior rows start 64 bytes into a line in float32
+FLOPS_PER_POINT = 1
+
+
+def program(point):
+    dtype = DTYPES[point["dtype"]]
+    shape = ("ny + 2", f"nx + {2 * PAD}")
+    return lp.make_kernel(
+        "{[j, i]: 0 <= j < ny and 0 <= i < nx}",
+        f"u_new[j + 1, i + {PAD}] = u[j + 1, i + {PAD}] / 2",
+        [lp.GlobalArg("u", dtype, shape=shape),
+         lp.GlobalArg("u_new", dtype, shape=shape, is_input=True, is_output=True),
+         lp.ValueArg("ny", np.int32), lp.ValueArg("nx", np.int32)],
+        name="copy2d", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+
+
+# {{{ data and reference
+
+def update(u, u_new):
+    """Write the step of logical grid *u* into the interior of *u_new* (numpy or torch)."""
+    u_new[1:-1, 1:-1] = u[1:-1, 1:-1] / 2
+    return {"u_new": u_new}
+
+
+def step(u):
+    """One step of a logical grid *u* (boundary kept)."""
+    return update(u, u.copy())["u_new"]
+
+
+def inputs(point, sizes, rng):
+    dtype = DTYPES[point["dtype"]]
+    grid = rng.uniform(-1, 1, size=(sizes["ny"] + 2, sizes["nx"] + 2)).astype(dtype)
+    start = grid.copy()
+    start[1:-1, 1:-1] = np.nan  # a point the kernel misses cannot pass
+    return {"u": to_padded(grid, PAD), "u_new": to_padded(start, PAD)}
+
+
+def reference(values, point, sizes):
+    return {"u_new": to_padded(step(from_padded(values["u"], PAD)), PAD)}
+
+# }}}
+
+
+# {{{ peers: what a user would otherwise run, on the logical grid (no pads)
+
+def logical_inputs(ctx):
+    """The run's inputs as logical grids; u_new holds the boundary, its interior NaN."""
+    u = np.ascontiguousarray(from_padded(ctx.inputs["u"], PAD))
+    start = u.copy()
+    start[1:-1, 1:-1] = np.nan
+    return {"u": u, "u_new": start}
+
+
+def logical_reference(ctx):
+    return {"u_new": step(logical_inputs(ctx)["u"])}
+
+
+#: the step as a user writes it first: one thread per interior point (CUDA and OpenCL C)
+NAIVE = """
+KERNEL void copy2d(GLOBAL const real *u, GLOBAL real *u_new, const int ny, const int nx)
+{
+    const int i = GX + 1, j = GY + 1;
+    if (i > nx || j > ny) return;
+    const long c = j * (long) (nx + 2) + i;
+    u_new[c] = u[c] / 2;
+}
+"""
+ARGS = ("u", "u_new", "ny", "nx")
+
+# }}}
+
+
+SPEC = stencil_step_spec(
+    name="copy2d", description=__doc__.strip().splitlines()[0], program=program,
+    inputs=inputs, reference=reference, grid=GRID_2D,
+    grids=2, flops_per_point=FLOPS_PER_POINT, ping_pong=(("u_new", "u"),),
+    naive=NAIVE, naive_args=ARGS, update=update, logical_inputs=logical_inputs,
+    logical_reference=logical_reference,
+)
