@@ -215,7 +215,7 @@ def test_metrics_count_the_compulsory_traffic(name):
     written = set().union(*(i.assignee_var_names() for i in knl.instructions)) & arrays
     assert spec.metrics["bytes"](point, sizes) == (len(read) + len(written)) * 8 * interior
     assert spec.metrics["points"](point, sizes) == interior
-    assert spec.metrics["flops"](point, sizes) >= interior  # copy2d: its one multiply a point
+    assert spec.metrics["flops"](point, sizes) >= interior  # copy2d: one operation a point
 
 
 def written_and_read(spec, point) -> tuple[list[str], str]:
