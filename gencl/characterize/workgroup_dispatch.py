@@ -26,6 +26,14 @@ How sharp that corner is, is measured too: ``alu_fetch.fit_overlap`` fits
 with the others by this exponent rather than by alu_fetch's, which measures how memory and
 arithmetic overlap). Reported only where some point is dispatch-bound and the form fits (RMS
 log-time residual within ``alu_fetch.OVERLAP_MAX_RMS``).
+
+The floor itself is a figure too: ``item_floor_s`` = T_floor / n, the seconds each of the copy's
+work items costs device-wide once its group's start is hidden. Items that each load and store
+one float do not reach the copy bandwidth: the H200's floor is 224 µs for 2^26 of them (2.4 TB/s
+of the 4.2 a float4 copy moves), whatever their groups, and the model's terms priced its own
+256-item point at 165 µs where it measured 207. The model takes it as a floor under any GPU
+launch's time (``gencl.model._predict.item_floor``). Reported only where the flat part was
+measured: some point lies below the proportional regime.
 """
 
 from __future__ import annotations
@@ -133,6 +141,15 @@ def analyze_dispatch(records: Sequence[Mapping[str, Any]], device: Mapping[str, 
                 "group_dispatch_cycles_per_cu", cost * hz * cus, "cycles",
                 method=f"group_dispatch_s × clock × {cus} compute units; {clock_method}",
                 variants=variants))
+            flat = [r for r in runs if r not in in_regime]
+            if bound and flat:
+                n = int(runs[0]["sizes"]["n"])
+                chars.append(Characteristic(
+                    "item_floor_s", fit.t_mem / n, "s",
+                    method=f"T / n of the fit t = max(T, G·c): T = {fit.t_mem:.3g} s over "
+                           f"n = {n} items ('{access}' access, {len(flat)} work-group size(s) "
+                           "on the flat part)",
+                    variants=tuple(r["variant_id"] for r in flat)))
         else:
             chars.append(Characteristic(f"group_dispatch_{access}_s", cost, "s", method=how,
                                         variants=variants))

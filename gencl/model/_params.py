@@ -150,6 +150,10 @@ class ModelParams:
     # waits for, where the array's lines are shared between sub-groups (store_reload);
     # 0: not measured, not priced
     store_reload_s: float = 0.0
+    # device-wide seconds per work item under which no GPU launch runs (workgroup_dispatch's
+    # floor: items that each load and store one float, group starts hidden); 0: not measured,
+    # no floor
+    item_floor_s: float = 0.0
     # a sub-group's store line requests beyond one a line (a float8 or float16 store's lanes lie
     # 32 or 64 bytes apart: each 16-byte chunk instruction writes part of 8 or 16 lines) per
     # second, and how far they overlap the other memory terms (store_requests: the H200's
@@ -243,6 +247,10 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
     sources["registers_per_block"] = "n/a" if not is_gpu else (
         "reported" if registers else "nominal")
     dp_rate = rate("dp_peak_flops", sp / (32 if is_gpu else 2))
+    # a CPU runtime runs a group's items as iterations of one loop: no item starts on its own
+    item_floor = get("item_floor_s", 0.0, accept=lambda v: v >= 0) if is_gpu else 0.0
+    if not is_gpu:
+        sources["item_floor_s"] = "n/a"
     int_rate = rate("int_peak_ops", sp / 2)
     return ModelParams(
         device=str(summary.get("device") or device.get("name") or "unknown"),
@@ -321,6 +329,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         cached_round_s=get("l2_round_s", reread),
         # nominal: none (an in-place loop priced as a copy)
         store_reload_s=get("store_reload_s", 0.0, accept=lambda v: v >= 0),
+        item_floor_s=item_floor,
         # nominal: none (a wide store's requests priced at cache_requests' rate)
         store_requests_per_s=get("store_requests_per_s", 0.0, accept=lambda v: v >= 0),
         store_request_overlap_exponent=get("store_request_overlap_exponent",
@@ -347,6 +356,7 @@ TERM_SOURCES: dict[str, tuple[str, ...]] = {
     "wave_tail": ("round_time_by_inflight", "global_latency_cycles", "copy_bw_Bps",
                   "registers_per_block"),
     "store_reload": ("store_reload_s",),
+    "item_floor": ("item_floor_s",),
     "launch": ("launch_overhead_s",),
 }
 

@@ -112,7 +112,11 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   between sub-groups (rows off a line) the load waits: each such store instruction costs its
   compute unit ``store_reload_s`` (the store_reload benchmark: H200 11–14 ns, the in-place loop
   1.99× the copy; rows on a line 1.01–1.03×); it stalls the unit, so it adds
-  (``store_reload_time``).
+  (``store_reload_time``);
+- items' floor: no GPU launch runs faster than its work items at the seconds an item of
+  workgroup_dispatch's one-float copy costs once its group's start is hidden (``item_floor_s``:
+  H200 224 µs for 2^26 items, 2.4 TB/s where a ``float4`` copy moves 4.2); a bound, so the time
+  is the larger of it and the terms joined (``item_floor``).
 
 A temporally blocked launch (k sweeps) is priced from what its transform reports it does
 (``tile_traffic``: ``gencl.measure._sweeps.TRAFFIC_KEYS``) where loopy's counts cannot see it
@@ -203,9 +207,10 @@ class Prediction:
 
     @property
     def serial_s(self) -> float:
-        """The time were no two units to overlap: every term but the launch's, summed (per
-        launch; the model's tie-break, ``gencl.model._pick``)."""
-        return sum(t for name, t in self.terms.items() if name != "launch")
+        """The time were no two units to overlap: every term but the launch's and the items'
+        floor (a bound, no unit's work), summed (per launch; the model's tie-break,
+        ``gencl.model._pick``)."""
+        return sum(t for name, t in self.terms.items() if name not in ("launch", "item_floor"))
 
     @property
     def serial_per_sweep_s(self) -> float:
@@ -632,6 +637,17 @@ def store_reload_time(stats: KernelStats, p: ModelParams) -> float:
         * p.store_reload_s
 
 
+def item_floor(stats: KernelStats, p: ModelParams) -> float:
+    """Seconds under which no launch of the kernel runs: its work items at ``item_floor_s``,
+    the seconds each of workgroup_dispatch's copy items costs once its group's start is hidden
+    (items that each load and store one float: the H200 starts, runs and retires 2^26 of them in
+    224 µs, 2.4 TB/s where a float4 copy moves 4.2). The terms price such items by their bytes
+    and rounds, below what the benchmark measured (its own 256-item point: 165 µs, measured 207;
+    copy2d's scalar rows 166 µs, measured 220–250); an item that moves more is priced above the
+    floor by them. 0 where not measured (and on a CPU, whose runtime runs items as a loop)."""
+    return stats.work_items * p.item_floor_s
+
+
 def round_latency(stats: KernelStats, p: ModelParams, dram: float) -> float:
     """Mean latency of one load round: the share of the item's global bytes that come from
     DRAM (the model's DRAM bytes over loopy's) at the DRAM latency, the rest at the largest
@@ -820,14 +836,21 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # an item's stores that a later load of the same array follows, over lines two sub-groups
     # share: that load waits (store_reload); the unit stalls, so it adds, as a barrier does
     t_reload = store_reload_time(stats, p) if not traffic else 0.0
-    time_s = body + t_tail + t_reload
+    # no launch runs faster than its items at the floor the device starts and retires them at
+    # (item_floor)
+    t_items = item_floor(stats, p)
+    floored = t_items > body + t_tail + t_reload
+    time_s = t_items if floored else body + t_tail + t_reload
     terms = {"compute": t_compute, "memory_bandwidth": t_bw, "l2_bandwidth": t_l2,
              "cache_requests": t_req + t_gather_first + t_gather_next + t_store,
              "memory_latency": t_lat,
              "local_memory": t_local, "dispatch": t_dispatch, "barriers": t_sync,
-             "wave_tail": t_tail, "store_reload": t_reload, "launch": p.launch_s}
+             "wave_tail": t_tail, "store_reload": t_reload, "item_floor": t_items,
+             "launch": p.launch_s}
     # the launch overhead is shown, not added: the time is the kernel's execution (START→END)
-    bottleneck = max((k for k in terms if k != "launch"), key=lambda k: terms[k])
+    # the floor names the bottleneck where it is the time; where it is not, it limits nothing
+    bottleneck = "item_floor" if floored else max(
+        (k for k in terms if k not in ("launch", "item_floor")), key=lambda k: terms[k])
     # the roof: useful work at the peak of the limiting resource
     ideal = max(t_ops, useful / bandwidth if not p.cached or traffic
                 else min(useful, sum(stats.footprint.values())) / bandwidth)
@@ -837,7 +860,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
                          (reuse, body / max(all_held, 1e-30)),
                          (1.0 / serial, body / max(lockstep, 1e-30)),
                          (min(1.0, t_bw / t_l2) if t_l2 else 1.0, body / max(no_halo, 1e-30)),
-                         t_tail, t_reload)
+                         t_tail, t_reload, (t_items, body + t_tail + t_reload))
     counts = {"first_level_requests": requests, "retouch_hit_share": hits,
               "first_level_misses": misses, "dram_bytes": dram,
               "resident_items_per_cu": float(conc), "load_rounds": rounds,
@@ -894,7 +917,8 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
               divergence: float, balance: float, conc: float, useful: float,
               local: tuple[float, float], first_level: tuple[float, float, bool],
               dram_reuse: tuple[float, float], serialization: tuple[float, float],
-              fills: tuple[float, float], tail: float, reload: float
+              fills: tuple[float, float], tail: float, reload: float,
+              floor: tuple[float, float]
               ) -> tuple[Criterion, ...]:
     total = max(body, 1e-30)
     mem_share = max(terms["memory_bandwidth"], terms["l2_bandwidth"], terms["memory_latency"],
@@ -979,6 +1003,13 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
                   "a load waits for the item's store to the same array, whose lines two "
                   "sub-groups share: update into a second array, or start the rows on a cache "
                   "line (a pad that puts each row's first element on a 128-byte boundary)"),
+        # not one of seed 001's: the share of the items' floor (item_floor) the other terms
+        # account for, where the floor is the time; the speedup is the time without the floor
+        Criterion("item_floor", min(1.0, floor[1] / floor[0]) if floor[0] > floor[1] else 1.0,
+                  max(1.0, floor[0] / max(floor[1], 1e-30)),
+                  "each work item moves too little to cover what starting and retiring it "
+                  "costs: more elements an item (a vector width, a stream along an axis), so "
+                  "that fewer items move the same bytes"),
         Criterion("device_sync", sync, sp(sync),
                   "barriers per work item: fewer, larger tiles"),
     )

@@ -56,6 +56,9 @@ MEASURED_KEYS: dict[str, str] = {
     "compile_time_s_per_kloc": "s/kLOC",
     "group_dispatch_s": "s",
     "group_dispatch_cycles_per_cu": "cycles",
+    # a copy work item's device-wide seconds once group starts are hidden (workgroup_dispatch's
+    # floor T over its n items)
+    "item_floor_s": "s",
     "cache_requests_per_s": "requests/s",
     "cache_requests_per_cycle_per_cu": "requests/cycle",
     "l2_requests_per_s": "requests/s",

@@ -43,6 +43,18 @@ def test_planted_per_group_cost_comes_back():
     json.dumps(result.to_json())
 
 
+def test_the_floor_per_item_is_the_flat_part_over_the_items():
+    # the flat part (256-, 512- and 1024-item groups at 272 µs) over 2^26 items; only the
+    # points on it stand behind the figure
+    recs = series(0.6e-9, 272e-6, jitter=(1.01, 0.99, 1.0, 1.02, 0.98, 1.0))
+    c = chars_of(get_analysis("workgroup_dispatch")(recs, DEVICE, 2e9))["item_floor_s"]
+    assert c.value == pytest.approx(272e-6 / N, rel=0.02)
+    assert set(c.variants) == {"copy256", "copy512", "copy1024"} and c.unit == "s"
+    # every point proportional: no flat part measured, no floor reported
+    steep = get_analysis("workgroup_dispatch")(series(2e-9, 1e-9), DEVICE, 2e9)
+    assert "item_floor_s" not in chars_of(steep)
+
+
 def test_all_proportional_and_flat_curves():
     result = get_analysis("workgroup_dispatch")(series(2e-9, 1e-9), DEVICE, 2e9)
     assert chars_of(result)["group_dispatch_s"].value == pytest.approx(2e-9)
