@@ -47,7 +47,7 @@ def update(u, u_new):
 
 
 #: the step's random inputs, numpy reference and peers' logical grids (one grid, radius 1)
-ONE_GRID = OneGridStep(update, PAD, DTYPES)
+ONE_GRID = OneGridStep(update, PAD, DTYPES, source="u", target="u_new")
 step, inputs, reference = ONE_GRID.step, ONE_GRID.inputs, ONE_GRID.reference
 
 # }}}

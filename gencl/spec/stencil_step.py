@@ -57,50 +57,52 @@ def logical_grids(buffers: Mapping[str, np.ndarray], names: tuple[str, ...], pad
 
 @dataclass(frozen=True)
 class OneGridStep:
-    """The data, reference and peer hooks of a step that reads one grid ``u`` and writes the
-    interior of ``u_new``, both in ``to_padded``'s layout with *pad* elements a side and a
-    boundary *radius* points wide kept in both: what a one-grid tuning kernel (copy2d, perona2d)
-    would otherwise write out again. *update* writes the step of a logical grid into the
-    interior of another (numpy or torch) and returns ``{"u_new": …}``; *dtypes* maps the
-    ``dtype`` knob's values to numpy types."""
+    """The data, reference and peer hooks of a step that reads one grid (*source*) and writes
+    the interior of another (*target*), both in ``to_padded``'s layout with *pad* elements a
+    side and a boundary *radius* points wide kept in both: what a one-grid tuning kernel
+    (copy2d, perona2d) would otherwise write out again. *update* writes the step of a logical
+    grid into the interior of another (numpy or torch) and returns ``{target: …}``; *dtypes*
+    maps the ``dtype`` knob's values to numpy types."""
 
     update: Callable[[Any, Any], Mapping[str, Any]]
     pad: int
     dtypes: Mapping[str, Any]
+    source: str
+    target: str
     radius: int = 1
 
-    def step(self, u: np.ndarray) -> np.ndarray:
-        """One step of a logical grid *u* (boundary kept)."""
-        return self.update(u, u.copy())["u_new"]
+    def step(self, grid: np.ndarray) -> np.ndarray:
+        """One step of a logical grid (boundary kept)."""
+        return self.update(grid, grid.copy())[self.target]
 
     def inputs(self, point: Mapping[str, Any], sizes: Mapping[str, int],
                rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """Random u; u_new with the boundary, its interior NaN (a point the kernel misses
-        cannot pass)."""
+        """A random source grid; the target with its boundary, its interior NaN (a point the
+        kernel misses cannot pass)."""
         r = self.radius
         grid = rng.uniform(-1, 1, size=(sizes["ny"] + 2 * r, sizes["nx"] + 2 * r)).astype(
             self.dtypes[point["dtype"]])
         start = grid.copy()
         start[r:-r, r:-r] = np.nan
-        return {"u": to_padded(grid, self.pad, radius=r),
-                "u_new": to_padded(start, self.pad, radius=r)}
+        return {self.source: to_padded(grid, self.pad, radius=r),
+                self.target: to_padded(start, self.pad, radius=r)}
 
     def reference(self, values: Mapping[str, np.ndarray], point: Mapping[str, Any],
                   sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
         r = self.radius
-        return {"u_new": to_padded(self.step(from_padded(values["u"], self.pad, radius=r)),
-                                   self.pad, radius=r)}
+        logical = from_padded(values[self.source], self.pad, radius=r)
+        return {self.target: to_padded(self.step(logical), self.pad, radius=r)}
 
     def logical_inputs(self, ctx: Any) -> dict[str, np.ndarray]:
         """The run's inputs as logical grids (what a peer that knows no pads is given)."""
         r = self.radius
-        u = logical_grids(ctx.inputs, ("u",), self.pad, radius=r)["u"]
-        start = u.copy()
+        grid = logical_grids(ctx.inputs, (self.source,), self.pad, radius=r)[self.source]
+        start = grid.copy()
         start[r:-r, r:-r] = np.nan
-        return {"u": u, "u_new": start}
+        return {self.source: grid, self.target: start}
 
     def logical_reference(self, ctx: Any) -> dict[str, np.ndarray]:
-        return {"u_new": self.step(self.logical_inputs(ctx)["u"])}
+        return {self.target: self.step(self.logical_inputs(ctx)[self.source])}
 
 
 @dataclass(frozen=True)
