@@ -34,7 +34,7 @@ STRIDES = (1, 2, 4, 8, 16, 32)
 WIDTHS = (1, 4, 16)
 #: level-2 points: (vector width, lane stride): a full line per instruction (float, stride 1)
 #: and one 32-byte sector per lane (float at 8 and 32 floats apart, float4 at 8)
-LEVEL2 = ((1, 1), (1, 8), (1, 32), (4, 8))
+LEVEL2 = ((1, 1), (1, 8), (1, 32), (4, 1), (4, 8))
 
 
 def _rows_per_shift(point):
