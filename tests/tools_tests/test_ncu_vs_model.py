@@ -105,6 +105,17 @@ def test_the_metrics_to_ask_ncu_for(capsys):
 FILLS = H200 / "ncu-fills"  # README row: star3d_r4 and laplace3d as CUDA under ncu, 2026-12-02
 
 
+def compared_rows(capsys, folder: Path, kernels: tuple[str, ...]) -> list[dict]:
+    """The tool's rows (--json) over a committed folder of 512³ counters, each variant priced
+    with its kernel's committed H200 single-sweep space (its records' OpenCL times and build
+    logs), as the folder's README row runs it."""
+    spaces = [f"--space={H200 / k / 'single-sweep' / 'space.json'}" for k in kernels]
+    assert tool.main(["--times", str(folder / "times.txt"), "--ncu", str(folder / "ncu.csv"),
+                      "--profile", str(H200), *spaces, "--size", "nz=512", "--size", "ny=512",
+                      "--size", "nx=512", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
 def test_the_next_levels_fills_are_what_the_l2_serves(capsys):
     """The l2_bandwidth term's counts against the L2's own (``next_level_fill_bytes`` in
     sectors, ``next_level_fill_requests``): on every star3d_r4 and laplace3d variant of the
@@ -113,12 +124,7 @@ def test_the_next_levels_fills_are_what_the_l2_serves(capsys):
     16-plane stream) is the first level's refills of rows it re-reads a stream later
     (``_cache_reuse.first_level_refills``): without them the model counted 50 M sectors of
     the L2's 127 M."""
-    spaces = [f"--space={H200 / k / 'single-sweep' / 'space.json'}" for k in
-              ("star3d_r4", "laplace3d")]
-    assert tool.main(["--times", str(FILLS / "times.txt"), "--ncu", str(FILLS / "ncu.csv"),
-                      "--profile", str(H200), *spaces, "--size", "nz=512", "--size", "ny=512",
-                      "--size", "nx=512", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = compared_rows(capsys, FILLS, ("star3d_r4", "laplace3d"))
     assert [r["spec"] for r in rows] == ["star3d_r4"] * 5 + ["laplace3d"] * 3
     assert [r["point"]["stream_k"] for r in rows] == [1, 1, 1, 1, 16, 1, 1, 8]
     for r in rows:
@@ -138,11 +144,7 @@ def test_the_refills_are_what_the_l2_serves_again(capsys):
     requests within 16 % (four of those five within 6 % in sectors; 4 rows around 4 planes
     +15 %, the variant without refills −12 %), where the fills alone fall 11–34 % short on
     the five."""
-    space = f"--space={H200 / 'star3d_r4' / 'single-sweep' / 'space.json'}"
-    assert tool.main(["--times", str(REFILLS / "times.txt"), "--ncu", str(REFILLS / "ncu.csv"),
-                      "--profile", str(H200), space, "--size", "nz=512", "--size", "ny=512",
-                      "--size", "nx=512", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = compared_rows(capsys, REFILLS, ("star3d_r4",))
     assert len(rows) == 6
     close = 0
     for r in rows:
@@ -163,12 +165,7 @@ def test_advect3d_and_curl3d_counts_are_what_dram_and_the_l2_moved(capsys):
     where no stream longer than 4 rows runs; curl3d's 32-row stream is the one short (124
     against 151 M sectors: rows the first level lets go there that the refill count does not
     see), recorded as such so that the day it is counted this test says so."""
-    spaces = [f"--space={H200 / k / 'single-sweep' / 'space.json'}" for k in
-              ("advect3d", "curl3d")]
-    assert tool.main(["--times", str(JOINS / "times.txt"), "--ncu", str(JOINS / "ncu.csv"),
-                      "--profile", str(H200), *spaces, "--size", "nz=512", "--size", "ny=512",
-                      "--size", "nx=512", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = compared_rows(capsys, JOINS, ("advect3d", "curl3d"))
     assert [(r["spec"], r["point"]["stream_k"]) for r in rows] == \
         [("advect3d", s) for s in (1, 1, 4, 1, 4)] + [("curl3d", s) for s in (1, 1, 32)]
     for r in rows:
