@@ -5,10 +5,11 @@ variants alike (a vector width, a boundary form: an effect it does not price), s
 shared by the variants that share a knob value: the residual of an unmeasured point is the
 model's overall bias (shrunk towards zero while few points are known) plus one learned effect per
 knob value it has (for the guided search, a work-group shape's components and size too:
-``correction_axes``), fitted to the measured residuals by ridge regression (Bayesian linear
-regression with a Gaussian prior on each effect). The guided sampler ranks by these corrected
-predictions, less a bonus for values rarely measured that scales with the model's error where it
-was measured; ``calibrated_accuracy`` says how good they are on the variants not measured.
+``correction_axes``, and each pair of knob values: ``pair_axes``), fitted to the measured
+residuals by ridge regression (Bayesian linear regression with a Gaussian prior on each effect).
+The guided sampler ranks by these corrected predictions, less a bonus for values (and pairs)
+rarely measured that scales with the model's error where it was measured;
+``calibrated_accuracy`` says how good they are on the variants not measured.
 """
 
 from __future__ import annotations
@@ -56,11 +57,30 @@ def correction_axes(point: Mapping[str, Any]) -> dict[str, Any]:
     return axes
 
 
+def pair_axes(points: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each point's pairs of knob values, one axis a pair of the knobs that take more than one
+    value over *points* (a knob fixed over them would only repeat the other's own axis).
+
+    The model misjudges combinations as well as values: perona2d's and star3d_r4's fastest
+    variants are a vector width at one stream length, priced over while the same width at
+    other lengths is priced right (docs/tuning.md, "When the search stalls"). One effect per
+    value cannot carry that from one to the other; an effect per pair can, and a pair never
+    measured keeps its whole prior spread, so the search's bonus for what it has not seen
+    reaches combinations too, not only values (docs/tuning.md, "Knob pairs in the search's
+    correction")."""
+    names = sorted({k for pt in points for k in pt})
+    varying = [k for k in names if len({json.dumps(p.get(k), default=str) for p in points}) > 1]
+    return [{f"{a}|{b}": [pt.get(a), pt.get(b)]
+             for i, a in enumerate(varying) for b in varying[i + 1:]} for pt in points]
+
+
 def encode_points(points: Sequence[Mapping[str, Any]], *, components: bool = False
                   ) -> np.ndarray:
     """Integer codes (points × axes) of categorical knob values; *components*: along
-    ``correction_axes`` (the guided search's encoding)."""
+    ``correction_axes`` and ``pair_axes`` (the guided search's encoding)."""
     expanded = [correction_axes(pt) if components else dict(pt) for pt in points]
+    if components:
+        expanded = [{**axes, **pairs} for axes, pairs in zip(expanded, pair_axes(points))]
     axes = sorted({a for pt in expanded for a in pt})
     codes: list[dict[str, int]] = [{} for _ in axes]
     return np.array([[codes[j].setdefault(json.dumps(pt.get(a), default=str), len(codes[j]))

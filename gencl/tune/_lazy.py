@@ -43,7 +43,8 @@ class LazyPredictions:
         self.keys = list(keys)
         self.points = [json.loads(k) for k in self.keys]
         # a work-group shape's components and size are axes too: the search's next shape
-        # differs from those measured in what it is, not only in its name
+        # differs from those measured in what it is, not only in its name; and each pair of
+        # knob values, as the model misjudges combinations (a width at one stream length)
         self.codes = encode_points(self.points, components=True)
         self.log_pred = np.full(len(self.keys), np.nan)
         self.counted = np.zeros(len(self.keys), bool)   # asked of the model (may be None)

@@ -6,9 +6,10 @@ prior. Predicting is slow (loopy counts each variant), so a sampler given a ``pr
 them on demand (gencl.tune._lazy): a first batch covering every knob value before trial 1, one
 more batch before each later trial, the points the predictions so far rank fastest first.
 Each measured trial says how wrong the model is *there*; gencl.model._calibrate
-learns from those residuals one correction per knob value, and the next proposal is the untried
-point with the lowest corrected prediction, less a small bonus for knob values rarely measured
-(an optimistic lower bound, so a family the model underrates still gets looked at).
+learns from those residuals one correction per knob value and per pair of knob values, and the
+next proposal is the untried point with the lowest corrected prediction, less a small bonus for
+knob values and pairs rarely measured (an optimistic lower bound, so a family the model
+underrates still gets looked at).
 Profile-derived knob ranges (seed 003 §4) rank points outside them behind the rest.
 Where the model ranks the best family far down, its corrections may never lift it: after
 ``PATIENCE`` trials without a new best, every second trial goes to the base sampler (TPE, over
