@@ -124,9 +124,7 @@ A temporally blocked launch (k sweeps) is priced from what its transform reports
 (``copy_bw_Bps``), compute from its point updates, redundant halo work included, × flops per
 update at the compute rate (the scalar chains' ``sp_madd_scalar_peak_flops``, float64:
 ``dp_scalar_peak_flops``; the vector chains' where the scheme says its updates are a loop the
-compiler vectorizes, ``vectorized_updates``: the strip), and on a GPU no less than the issue
-of everything loopy counts in the scheme's own kernel (``issue_time``, as for any variant: its
-ring buffers' index arithmetic), local memory from
+compiler vectorizes, ``vectorized_updates``: the strip), local memory from
 its local bytes (``local_bw_Bps``) and barriers from its barriers per work-group
 (``barrier_phase_s`` + ``barrier_phase_s_per_item`` × group size), and its asynchronous
 copies join the bytes in flight of the latency term; nominal values where the
@@ -691,13 +689,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         # a scheme whose updates run as a loop along the contiguous axis (strip) is vectorized
         # by the compiler: the vector chains' rate
         loop = bool(traffic.get("vectorized_updates"))
-        # and on a GPU no less than the issue of everything loopy counts in the scheme's own
-        # kernel: its ring buffers' index arithmetic and predicates, 6.9-19.8 G lane operations
-        # for helmholtz3d's two-sweep streams where one sweep has 1.1 G; under Nsight Compute
-        # they keep DRAM 15-24 % busy and issue every 17-18 cycles a warp (docs/tuning.md,
-        # "helmholtz3d's temporal streams under Nsight Compute")
-        t_compute = max(traffic["point_updates"] * flops_per_update / flop_rate(stats, p, loop),
-                        issue_time(stats, p)) * serial * below_ridge
+        t_compute = traffic["point_updates"] * flops_per_update / flop_rate(stats, p, loop) \
+            * serial * below_ridge
     else:
         t_compute = t_ops * serial * below_ridge
     dram, useful, held = memory_bytes(stats, p)

@@ -171,24 +171,3 @@ def test_a_vectorized_loop_requests_each_line_once_on_a_cpu_only():
     tiled = predict(stats, params_from(profile, cpu), steps=k,
                     traffic={**traffic, "vectorized_updates": 0}, flops_per_update=FLOPS)
     assert tiled.terms["cache_requests"] == pytest.approx(n * n / 1.0e10)
-
-
-def test_a_scheme_kernel_whose_counted_operations_outnumber_its_updates_is_priced_by_their_issue():
-    # the scheme's own kernel as loopy counts it: a ring buffer's index arithmetic and
-    # predicates are lane operations the updates' flops leave out (helmholtz3d's two-sweep
-    # streams: 6.9-19.8 G of them where a sweep has 1.1 G); on a GPU the compute term is no
-    # less than their issue, as for any variant, and on a CPU (no issue bound) it stays the
-    # updates' flops
-    from gencl.model._predict import issue_time
-
-    gpu = params_from(PROFILE, GPU)
-    k, tile, n = 4, 64, 1024
-    traffic, light = tile_traffic_2d(tile, k, n), _stats(tile, n)
-    heavy = dataclasses.replace(light, ops={"float32:add": 4e9, "int32:add": 8e9})
-    flops = traffic["point_updates"] * FLOPS / 6.0e13
-    assert issue_time(heavy, gpu) > 2 * flops
-    for stats, expected in ((light, flops), (heavy, issue_time(heavy, gpu))):
-        pred = predict(stats, gpu, steps=k, traffic=traffic, flops_per_update=FLOPS)
-        assert pred.terms["compute"] == pytest.approx(expected)
-    cpu = params_from(PROFILE, {**GPU, "name": "cpu", "device_type": "CPU", "warp_size": None})
-    assert issue_time(heavy, cpu) == 0.0
