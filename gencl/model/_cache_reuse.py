@@ -31,8 +31,10 @@ in successive instructions, so every line a sub-group touches is requested again
 the item's whole body. Those requests hit the first level only while the lines of all resident
 sub-groups fit it: ``hit = min(1, L1 / (resident sub-groups × lines per sub-group × line))``,
 L1 the smallest measured cache level, the lines counted exactly per variant
-(``KernelStats.extra["per_lane_lines"]``). The rest go on to the next level, priced at its
-measured request rate (``l2_requests_per_s``, the cache_requests benchmark's level-2 points).
+(``KernelStats.extra["per_lane_lines"]``: a work-group's distinct lines over its sub-groups,
+which share the compute unit's first level and hold a row two of them read once). The rest go
+on to the next level, priced at its measured request rate (``l2_requests_per_s``, the
+cache_requests benchmark's level-2 points).
 
 What a work-group brings into the first level (``first_level_fills``). The first level belongs to
 one compute unit, and the work-groups it holds at once are not each other's neighbours (groups
@@ -327,9 +329,9 @@ def first_level_hit_share(stats: KernelStats, lines_key: str, resident_items: fl
                           p: ModelParams) -> float:
     """Share of the requests that come back to a sub-group's lines which the first-level cache
     serves: 1 where the lines of the resident sub-groups fit it, or where no first level or no
-    line count is known. *lines_key* names the count of lines one sub-group touches in one
-    pass (``_stats``: ``per_lane_lines`` through its lane-by-lane instructions,
-    ``subgroup_lines`` through all)."""
+    line count is known. *lines_key* names the count of lines a sub-group holds in one pass,
+    its work-group's over its sub-groups (``_stats``: ``per_lane_lines`` through its lane-by-lane
+    instructions, ``subgroup_lines`` through all)."""
     lines = stats.extra.get(lines_key) or {}
     counted = {int(k): float(v) for k, v in lines.items()}
     if not counted or not p.cache_level_bytes:

@@ -29,8 +29,9 @@ from gencl._json import dumps_json
 # of the groups sampled; no runs of groups; no reason where not counted): their cached
 # statistics may linger in a cache; 36: the compiler's unrolled loops in the item trace but not
 # yet in the register walk's load lanes; 38: reloaded stores counted in kept loops' passes only;
-# 39: a sub-group's lines counted in the ragged second of two work-groups along an axis)
-STATS_VERSION = "41"
+# 39: a sub-group's lines counted in the ragged second of two work-groups along an axis; 41: a
+# sub-group's lines counted alone, not as its work-group's share)
+STATS_VERSION = "42"
 
 
 @dataclass(frozen=True)
@@ -300,26 +301,18 @@ def _global_subscripts(expr: Any, arrays: Mapping[str, Any], *,
     return found
 
 
-def _subgroup_lanes(knl: Any, local_size: tuple[int, ...], groups_per_axis: tuple[int, ...],
-                    subgroup_size: int) -> dict[str, tuple[int, int]]:
-    """iname → [lo, hi] of the first full sub-group of an interior work-group: consecutive
-    linear local ids (axis 0 fastest) of group 1 along every axis that has more than two, of
-    group 0 along one that has two (the second of two is the ragged one where the groups
-    overhang the domain: branch-form Jacobi's 8,194 columns in 8,192-wide groups leave it two
-    columns, and its sub-group would count the lines of those alone)."""
-    sg = max(1, min(subgroup_size, int(np.prod(local_size))))
-    spans: list[tuple[int, int]] = []
-    left = sg
-    for extent in local_size:
-        take = max(1, min(extent, left))
-        spans.append((0, take - 1))
-        left = max(1, left // take)
+def _group_lanes(knl: Any, local_size: tuple[int, ...], groups_per_axis: tuple[int, ...]
+                 ) -> dict[str, tuple[int, int]]:
+    """iname → [lo, hi] of every local id of an interior work-group: group 1 along every axis
+    that has more than two, group 0 along one that has two (the second of two is the ragged one
+    where the groups overhang the domain: branch-form Jacobi's 8,194 columns in 8,192-wide
+    groups leave it two columns, and its sub-groups would count the lines of those alone)."""
     ranges = {}
     for name, tags in knl.inames.items():
         for t in tags.tags:
             kind = type(t).__name__
-            if kind == "LocalInameTag" and int(t.axis) < len(spans):
-                ranges[name] = spans[int(t.axis)]
+            if kind == "LocalInameTag" and int(t.axis) < len(local_size):
+                ranges[name] = (0, int(local_size[int(t.axis)]) - 1)
             elif kind == "GroupInameTag":
                 axis = int(t.axis)
                 g = 1 if axis < len(groups_per_axis) and groups_per_axis[axis] > 2 else 0
@@ -374,17 +367,22 @@ def _instruction_domain(knl: Any, insn: Any, env: Mapping[str, int]) -> tuple[An
 def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
                         local_size: tuple[int, ...], groups_per_axis: tuple[int, ...],
                         subgroup_size: int, nest: tuple[str, ...] = ()) -> dict[str, float]:
-    """Distinct lines (per ``FOOTPRINT_LINE_BYTES``) that one sub-group touches in global
-    memory through the instructions *ids* (its lane-by-lane ones; all) in one pass of the
-    loops around them.
+    """Distinct lines (per ``FOOTPRINT_LINE_BYTES``) a sub-group holds in global memory
+    through the instructions *ids* (its lane-by-lane ones; all) in one pass of the loops around
+    them: the lines of a whole work-group over its sub-groups. The sub-groups of one group run
+    on one compute unit at once and share its first level, so a row two of them read (the
+    row below one sub-group is the row above the next in a 32 × 4 group) is held once: Jacobi's
+    branch-form ``float4`` rows of two vectors an item hold 43 lines a sub-group alone, 30 a
+    sub-group of a 32 × 4 group and 41 of a 128 × 1 one, whose sub-groups share no row (those
+    measure 688 and 842 µs on the H200).
 
     A lane-by-lane vector access reads a chunk once per lane in successive instructions, and
     a register-blocked row whose lanes lie more than a vector apart leaves gaps the next
     block's instruction fills, so the lines of one pass (one blocked row or column: every
     sequential iname but the vector's at its first value) are requested again; whether they
     are still in the first-level cache then depends on how many lines the resident sub-groups
-    hold (gencl.model._cache_reuse). Counted exactly with isl on the first sub-group of an interior
-    work-group (predicates ignored); {} where an access is not affine.
+    hold (gencl.model._cache_reuse). Counted exactly with isl on an interior work-group
+    (predicates ignored); {} where an access is not affine.
 
     With *nest* (the sequential inames in the order the code enters them, outermost first) the
     pass is one iteration of the loop whose next iteration fills the gaps: an instruction's
@@ -399,7 +397,9 @@ def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
 
     arrays = global_arrays(knl)
     order = {name: k for k, name in enumerate(sorted(arrays))}
-    lanes = _subgroup_lanes(knl, local_size, groups_per_axis, subgroup_size)
+    lanes = _group_lanes(knl, local_size, groups_per_axis)
+    group = int(np.prod(local_size))
+    subgroups = -(-group // max(1, min(subgroup_size, group)))
     # every other iname stays at its first value: one pass
     walked = set(lanes) | _vector_inames(knl)
     lane0 = next((n for n, t in knl.inames.items() if n in lanes and any(
@@ -444,7 +444,7 @@ def _subgroup_footprint(knl: Any, ids: frozenset[str], env: Mapping[str, int],
                 touched.foreach_point(add)
     except Exception:  # noqa: BLE001 -- not affine, or an index isl cannot state: no figure
         return {}
-    return {str(line): float(len({o // line for o in offsets}))
+    return {str(line): len({o // line for o in offsets}) / subgroups
             for line in FOOTPRINT_LINE_BYTES}
 
 

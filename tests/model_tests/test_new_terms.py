@@ -550,25 +550,53 @@ def _lane_by_lane_stencil(rows):
     return lp.tag_inames(knl, {"v": "vec"})
 
 
-def test_lane_by_lane_lines_of_one_subgroup_counted_exactly():
-    """The lines one warp touches through lane-by-lane instructions: 32 items × 8 floats =
-    1 KiB = 8 lines of 128 B per row of u read and per row of out written."""
+def test_lane_by_lane_lines_of_a_subgroup_counted_exactly():
+    """The lines a warp holds through lane-by-lane instructions: 32 items × 8 floats = 1 KiB =
+    8 lines of 128 B per row of u read and per row of out written, the 4 warps of a 32 × 4
+    group sharing what they share: with 3 rows read an item, the group's warps read rows
+    0-5 of u (6 distinct, not 4 × 3) and write 4 rows of out, 10 rows of 8 lines for 4 warps."""
     from gencl.model._stats import _per_lane_insns
 
     for rows in (1, 3):
         knl = _lane_by_lane_stencil(rows)
         assert _per_lane_insns(knl), "loopy must emit this store lane by lane"
         stats = compute_stats(knl, {"n": 256, "m": 8}, subgroup_size=32)
-        assert stats.extra["per_lane_lines"] == {"32": 32 * (rows + 1), "64": 16 * (rows + 1),
-                                                 "128": 8 * (rows + 1)}
+        distinct = (4 + rows - 1) + 4  # rows of u and of out the group touches
+        assert stats.extra["per_lane_lines"] == {"32": 32 * distinct / 4,
+                                                 "64": 16 * distinct / 4,
+                                                 "128": 8 * distinct / 4}
+
+
+def test_lane_lines_a_row_of_subgroups_shares_none():
+    """A 128 × 1 group's 4 warps lie side by side along a row: they share no line (each its
+    own 8 lines of each of the 3 rows of u and of the row of out), so each holds as many as
+    a warp alone."""
+    import loopy as lp
+
+    knl = lp.make_kernel(
+        "{[i, j, v]: 0 <= i, j < n and 0 <= v < 8}",
+        "out[i, j, v] = u[i, j, v] + u[i + 1, j, v] + u[i + 2, j, v] if v < m else 0",
+        [lp.GlobalArg("u", np.float32, shape=("n + 3", "n", 8)),
+         lp.GlobalArg("out", np.float32, shape=("n", "n", 8)), lp.ValueArg("n", np.int32),
+         lp.ValueArg("m", np.int32)],
+        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    knl = lp.tag_array_axes(knl, "u,out", "c,c,vec")
+    knl = lp.split_iname(knl, "j", 128, inner_tag="l.0", outer_tag="g.0")
+    knl = lp.split_iname(knl, "i", 1, inner_tag="l.1", outer_tag="g.1")
+    knl = lp.tag_inames(knl, {"v": "vec"})
+    stats = compute_stats(knl, {"n": 512, "m": 8}, subgroup_size=32)
+    assert stats.extra["per_lane_lines"] == {"32": 32 * 4, "64": 16 * 4, "128": 8 * 4}
 
 
 def test_lane_lines_come_from_a_full_group_where_the_second_of_two_is_ragged():
     """n = 33 columns in groups of 32 items: two groups along axis 0, the second holding one
-    column. Its sub-group would count one item's lines (1 line a row); the first group's full
-    sub-group touches 8 lines of 128 B a row, as at n = 256."""
+    column. Its sub-groups would count one item's lines (1 line a row); the first group's
+    full ones touch 1 KiB a row, as at n = 256. Rows of 33 × 32 B start off the line
+    boundaries: the group's rows 4-7 of each array span 16 + 17 + 16 + 17 lines of 64 B and
+    8 + 9 + 8 + 8 new lines of 128 B (the misaligned rows share a line with the row before),
+    over its 4 warps."""
     stats = compute_stats(_lane_by_lane_stencil(1), {"n": 33, "m": 8}, subgroup_size=32)
-    assert stats.extra["per_lane_lines"] == {"32": 64, "64": 32, "128": 16}
+    assert stats.extra["per_lane_lines"] == {"32": 64, "64": 2 * 66 / 4, "128": 2 * 33 / 4}
 
 
 
