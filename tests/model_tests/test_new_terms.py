@@ -530,9 +530,10 @@ def test_no_trace_falls_back_to_the_live_set_rule():
     assert memory_bytes(stats, p)[0] == pytest.approx(1e6)  # re-reads hit: the footprint once
 
 
-def _lane_by_lane_stencil(rows):
+def _lane_by_lane_stencil(rows, group=(32, 4)):
     """out[i, j, :] = u[i + r, j, :] summed over *rows* rows, a float8 vector per item whose
-    lanes loopy emits one by one (the store is predicated on the vector iname)."""
+    lanes loopy emits one by one (the store is predicated on the vector iname), in *group*
+    work-groups (j along local axis 0)."""
     import loopy as lp
     import numpy as np
 
@@ -545,8 +546,8 @@ def _lane_by_lane_stencil(rows):
          lp.ValueArg("m", np.int32)],
         target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
     knl = lp.tag_array_axes(knl, "u,out", "c,c,vec")
-    knl = lp.split_iname(knl, "j", 32, inner_tag="l.0", outer_tag="g.0")
-    knl = lp.split_iname(knl, "i", 4, inner_tag="l.1", outer_tag="g.1")
+    knl = lp.split_iname(knl, "j", group[0], inner_tag="l.0", outer_tag="g.0")
+    knl = lp.split_iname(knl, "i", group[1], inner_tag="l.1", outer_tag="g.1")
     return lp.tag_inames(knl, {"v": "vec"})
 
 
@@ -571,19 +572,7 @@ def test_lane_lines_a_row_of_subgroups_shares_none():
     """A 128 × 1 group's 4 warps lie side by side along a row: they share no line (each its
     own 8 lines of each of the 3 rows of u and of the row of out), so each holds as many as
     a warp alone."""
-    import loopy as lp
-
-    knl = lp.make_kernel(
-        "{[i, j, v]: 0 <= i, j < n and 0 <= v < 8}",
-        "out[i, j, v] = u[i, j, v] + u[i + 1, j, v] + u[i + 2, j, v] if v < m else 0",
-        [lp.GlobalArg("u", np.float32, shape=("n + 3", "n", 8)),
-         lp.GlobalArg("out", np.float32, shape=("n", "n", 8)), lp.ValueArg("n", np.int32),
-         lp.ValueArg("m", np.int32)],
-        target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
-    knl = lp.tag_array_axes(knl, "u,out", "c,c,vec")
-    knl = lp.split_iname(knl, "j", 128, inner_tag="l.0", outer_tag="g.0")
-    knl = lp.split_iname(knl, "i", 1, inner_tag="l.1", outer_tag="g.1")
-    knl = lp.tag_inames(knl, {"v": "vec"})
+    knl = _lane_by_lane_stencil(3, group=(128, 1))
     stats = compute_stats(knl, {"n": 512, "m": 8}, subgroup_size=32)
     assert stats.extra["per_lane_lines"] == {"32": 32 * 4, "64": 16 * 4, "128": 8 * 4}
 
