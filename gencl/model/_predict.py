@@ -352,13 +352,6 @@ def next_gather_rate(touched: float, p: ModelParams) -> float:
     return float(np.exp(np.interp(math.log(touched), sizes, rates)))
 
 
-def _leaves_gaps(a: Access) -> bool:
-    """A whole-vector global access whose neighbouring lanes lie further apart than the vector
-    it moves: each instruction touches lines it uses only part of."""
-    return a.space == "global" and not a.per_lane and a.lid0_stride is not None \
-        and abs(a.lid0_stride) > a.vec_width
-
-
 def memory_bytes(stats: KernelStats, p: ModelParams) -> tuple[float, float, float]:
     """(DRAM bytes, useful bytes, DRAM bytes were every re-read a cache hit) of the global
     accesses; re-reads beyond an array's footprint are cache hits, priced by the cache-request
@@ -459,7 +452,7 @@ def cache_requests(a: Access, stats: KernelStats, p: ModelParams) -> float:
     counted = _gathered(a, stats, p)
     if counted is not None:         # the data's lines per sub-group instruction
         return instructions * counted.lines_per_request
-    if a.direction == "load" and not a.per_lane and size > chunk and not _leaves_gaps(a) \
+    if a.direction == "load" and not a.per_lane and size > chunk and not a.leaves_gaps \
             and p.store_requests_per_s:
         # a wide vector's chunk instructions read the lines its first one requested (lanes one
         # vector apart): a request a line a vector. The H200 streams three arrays at float8
@@ -720,7 +713,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # level holds those lines only while the resident sub-groups' lines fit it (_cache_reuse);
     # the rest go on to the next level
     lane_requests = sum(n for a, n in per_site if a.per_lane)
-    gap_requests = sum(n for a, n in per_site if _leaves_gaps(a))
+    gap_requests = sum(n for a, n in per_site if a.leaves_gaps)
     lane_hits = first_level_hit_share(stats, "per_lane_lines", conc, p)
     gap_hits = first_level_hit_share(stats, "subgroup_lines", conc, p)
     lane_misses, gap_misses = lane_requests * (1.0 - lane_hits), gap_requests * (1.0 - gap_hits)

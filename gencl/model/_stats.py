@@ -30,8 +30,9 @@ from gencl._json import dumps_json
 # statistics may linger in a cache; 36: the compiler's unrolled loops in the item trace but not
 # yet in the register walk's load lanes; 38: reloaded stores counted in kept loops' passes only;
 # 39: a sub-group's lines counted in the ragged second of two work-groups along an axis; 41: a
-# sub-group's lines counted alone, not as its work-group's share)
-STATS_VERSION = "42"
+# sub-group's lines counted alone, not as its work-group's share; 42: every variant's
+# subgroup_lines counted, gaps or not)
+STATS_VERSION = "43"
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,13 @@ class Access:
         """Bytes one work item's instruction of this site moves: the whole vector, or one lane
         where the access is emitted lane by lane."""
         return self.itemsize * (1 if self.per_lane else self.vec_width)
+
+    @property
+    def leaves_gaps(self) -> bool:
+        """A whole-vector global access whose neighbouring lanes lie further apart than the
+        vector it moves: each instruction touches lines it uses only part of."""
+        return self.space == "global" and not self.per_lane and self.lid0_stride is not None \
+            and abs(self.lid0_stride) > self.vec_width
 
 
 @dataclass(frozen=True)
@@ -1154,9 +1162,12 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int,
                                           "load_lanes": _load_lanes(walk, lin, env, per_lane,
                                                                     whole),
                                           "per_lane_lines": lane_lines,
+                                          # counted only where a row leaves gaps: the
+                                          # group's lines cost a count over all its items
                                           "subgroup_lines": _subgroup_footprint(
                                               knl, every, env, local_size, groups_per_axis,
-                                              subgroup_size, nest),
+                                              subgroup_size, nest)
+                                          if any(a.leaves_gaps for a in accesses) else {},
                                           "item_trace": trace,
                                           "chained_load_rounds": chained,
                                           "gathers": gathers,

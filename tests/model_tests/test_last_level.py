@@ -13,7 +13,7 @@ import pytest
 from gencl.model import compute_stats, params_from, predict
 from gencl.model._cache_reuse import (
     first_level_hit_share, item_footprint_bytes, last_level_hit_share)
-from gencl.model._predict import _concurrency, _leaves_gaps, cache_requests
+from gencl.model._predict import _concurrency, cache_requests
 
 GPU = {"name": "gpu", "device_type": "GPU", "compute_units": 4, "max_clock_hz": 1e9,
        "warp_size": 32, "max_work_group_size": 1024}
@@ -54,7 +54,7 @@ def test_blocked_rows_misses_come_from_dram_where_the_footprints_overflow(last_l
     share = last_level_hit_share(stats, conc, p)
     assert share == pytest.approx(hit if hit is not None
                                   else last_level / (footprint * conc * p.compute_units))
-    gaps = sum(cache_requests(a, stats, p) for a in stats.accesses if _leaves_gaps(a))
+    gaps = sum(cache_requests(a, stats, p) for a in stats.accesses if a.leaves_gaps)
     misses = gaps * (1.0 - first_level_hit_share(stats, "subgroup_lines", conc, p))
     assert misses > 0
     # the same device with a last level that holds everything (its re-read rules unchanged)
@@ -70,7 +70,7 @@ def test_blocked_rows_misses_come_from_dram_where_the_footprints_overflow(last_l
 
 def test_rows_of_one_element_an_item_have_no_retouch_to_miss():
     stats = _blocked_row(1)
-    assert not any(_leaves_gaps(a) for a in stats.accesses)
+    assert not any(a.leaves_gaps for a in stats.accesses)
     tiny = params_from({"cache_levels": [{"size_bytes": 1024}, {"size_bytes": 1024}]}, GPU)
     fits = dataclasses.replace(tiny, cache_level_bytes=(1024, 1 << 40))
     assert predict(stats, tiny).terms["memory_bandwidth"] \
