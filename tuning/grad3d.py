@@ -17,7 +17,8 @@ name it).
 import loopy as lp
 import numpy as np
 
-from gencl.spec.stencil_step import GRID_3D, from_padded, stencil_step_spec, to_padded
+from gencl.spec.stencil_step import (GRID_3D, from_padded, logical_grids, stencil_step_spec,
+                                     to_padded)
 
 DTYPES = {"float32": np.float32, "float64": np.float64}
 PAD = 16  # x pad elements on each side: interior rows start 64-byte aligned in float32
@@ -81,8 +82,7 @@ def reference(values, point, sizes):
 
 def logical_inputs(ctx):
     """The run's inputs as logical grids; each output holds the boundary, its interior NaN."""
-    grids = {k: np.ascontiguousarray(from_padded(ctx.inputs[k], PAD)) for k in ("u", *OUTPUTS)}
-    return {**grids, "c": ctx.inputs["c"]}
+    return {**logical_grids(ctx.inputs, ("u", *OUTPUTS), PAD), "c": ctx.inputs["c"]}
 
 
 def logical_reference(ctx):
