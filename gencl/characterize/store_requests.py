@@ -12,8 +12,8 @@ byte moved once) is timed at 4, 8 and 16 floats an item, and all of them are fit
 with E the launch's store requests beyond one a line (``excess_store_requests``), one T_s per
 stream (its time with whole-line stores), and one rate R and exponent p for all: p = 1 a sum
 (the requests queue behind the stream), p → ∞ a max (they hide in it). The H200
-(2026-11-29): R = 42.7·10⁹ requests/s, p = 1.42, 5.2 % rms over four streams at three widths
-(1 in 2 out: 202, 277 and 422 µs at 4, 8 and 16 floats).
+(2026-12-03): R = 54.5·10⁹ requests/s, p = 1.25, 3.7 % rms over four streams at three widths
+(1 in 2 out: 202, 277 and 392 µs at 4, 8 and 16 floats).
 ``store_requests_per_s`` = R and ``store_request_overlap_exponent`` = p, where the fit's log-time
 residual is within ``OVERLAP_MAX_RMS`` and the widest stores are measurably slower; none on a
 CPU (its runtime vectorizes across work items: no sub-group store of a vector).
