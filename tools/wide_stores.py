@@ -60,6 +60,16 @@ def source(width: int, inputs: int, outputs: int, pitch: int = 0, taps: bool = F
             f"  {t} s = {total};\n  {stores}\n}}\n")
 
 
+def _median_launch(kernel, queue, global_size, local_size, args) -> float:
+    """Seconds of one launch: the median of the last 10 of 12 (the first two warm up)."""
+    times = []
+    for _ in range(12):
+        event = kernel(queue, global_size, local_size, *args)
+        event.wait()
+        times.append((event.profile.end - event.profile.start) * 1e-9)
+    return float(np.median(times[2:]))
+
+
 def streaming(device: object) -> list[dict]:
     import pyopencl as cl
 
@@ -76,12 +86,7 @@ def streaming(device: object) -> list[dict]:
             kernel = cl.Program(ctx, source(width, inputs, outputs)).build().k
             args = buffers[:inputs + max(outputs, 1)]
             for group in (128, 256):
-                times = []
-                for _ in range(12):
-                    event = kernel(queue, (N // width,), (group,), *args)
-                    event.wait()
-                    times.append((event.profile.end - event.profile.start) * 1e-9)
-                median = float(np.median(times[2:]))
+                median = _median_launch(kernel, queue, (N // width,), (group,), args)
                 rows.append({"case": name, "inputs": inputs, "outputs": outputs,
                              "width": width, "group": group, "median_s": median,
                              "bytes_per_s": (inputs + outputs) * N * 4 / median})
@@ -93,12 +98,7 @@ def streaming(device: object) -> list[dict]:
         for width in GRID_WIDTHS:
             kernel = cl.Program(ctx, source(width, inputs, outputs, (ROW + 32) // width,
                                             taps)).build().k
-            times = []
-            for _ in range(12):
-                event = kernel(queue, (ROW // width, rows_y), (64, 4), *args)
-                event.wait()
-                times.append((event.profile.end - event.profile.start) * 1e-9)
-            median = float(np.median(times[2:]))
+            median = _median_launch(kernel, queue, (ROW // width, rows_y), (64, 4), args)
             rows.append({"case": name, "inputs": inputs, "outputs": outputs, "width": width,
                          "group": [64, 4], "grid": [ROW, rows_y, ROW + 32], "taps": taps,
                          "median_s": median,
