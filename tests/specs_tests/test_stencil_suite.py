@@ -140,22 +140,6 @@ def test_sample_covers_every_value_of_every_axis(name):
         assert not missing, f"{name}.{axis}: {missing} in no valid point"
 
 
-@pytest.fixture(scope="module")
-def unoptimized_engine():
-    """PoCL building without its optimizations (``-cl-opt-disable``), for the temporal points:
-    LLVM's passes over their unrolled sweeps took most of the suite's time in CI (laplace3d's
-    2-sweep stream points 2–4 s to build and 0.4–1.8 s to a first launch with them, 0.6–1.4 s
-    and 0.2 s without; every fifth temporal point of the sample 191 → 68 s, on the 2-core EPYC
-    of 2026-12-02). What is checked is the emitted code's answer;
-    the optimizing compilers check it again where it runs (every variant a space measures is
-    verified against numpy first, on the H200 too), and the non-temporal points build here
-    optimized."""
-    from gencl.measure import OpenCLEngine
-
-    return OpenCLEngine("pocl", repeats=5, max_attempts=1, min_sample_s=1e-4,
-                        build_options="-cl-opt-disable")
-
-
 @pytest.mark.parametrize("name,point", CASES,
                          ids=[f"{n}-" + "-".join(str(v).replace(" ", "") for v in p.values())
                               for n, p in CASES])
