@@ -1,0 +1,53 @@
+"""tools/ncu_issue.py: the instructions Nsight Compute counted (2026-12-03, an H200, 22 box2d9,
+laplace3d, box3d27 and helmholtz3d variants as CUDA, bench_results/nvidia-h200/ncu-issue/) paired
+with their variants and their OpenCL records, and priced beside loopy's lane count."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOL = ROOT / "tools" / "ncu_issue.py"
+DATA = ROOT / "bench_results" / "nvidia-h200" / "ncu-issue"
+
+_spec = importlib.util.spec_from_file_location("ncu_issue", TOOL)
+tool = importlib.util.module_from_spec(_spec)
+sys.modules["ncu_issue"] = tool
+_spec.loader.exec_module(tool)
+
+
+def test_each_launch_pairs_with_the_variant_printed_for_it():
+    counted = tool.read_ncu((DATA / "ncu.csv").read_text())
+    times = tool.read_times((DATA / "times.txt").read_text())
+    assert set(counted) == set(times) and len(counted) == 22
+    # the point ncu's process printed for a launch is the one the timing run printed for its id
+    printed = {line.split("\t")[0]: json.loads(line.split("\t")[1])
+               for line in (DATA / "times.txt").read_text().splitlines() if "\t" in line}
+    assert all(counted[v]["point"] == printed[v] for v in counted)
+    # every launch has every metric asked for; a warp instruction is at most 32 lanes' worth
+    for m in counted.values():
+        assert set(tool.METRICS) <= set(m)
+        assert m["smsp__inst_executed.sum"] <= m["smsp__thread_inst_executed.sum"] \
+            <= 32 * m["smsp__inst_executed.sum"]
+
+
+def test_a_row_carries_its_records_time_and_the_models_counts():
+    counted = tool.read_ncu((DATA / "ncu.csv").read_text())
+    times = tool.read_times((DATA / "times.txt").read_text())
+    one = {v: m for v, m in counted.items() if v.startswith("box2d9-")
+           and m["point"]["temporal"] == "none"}
+    space = ROOT / "bench_results" / "nvidia-h200" / "box2d9" / "space.json"
+    (row,) = tool.rows(one, times, [str(space)])
+    record = next(r for r in json.loads(space.read_text())["results"]
+                  if r["point"] == row_point(one) and r["status"] == "ok")
+    assert row["opencl_s"] == record["median_s"] and row["cuda_s"] == times[row["variant"]]
+    assert row["loopy_issue_s"] > 0 and row["sass_issue_s"] > 0 and row["model_s"] > 0
+    assert row["variant"] in tool.table([row])
+
+
+def row_point(one):
+    (m,) = one.values()
+    return m["point"]

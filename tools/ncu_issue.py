@@ -1,0 +1,153 @@
+"""Instructions a kernel issued (Nsight Compute) beside what loopy counts and the model prices.
+
+The model prices a temporally blocked launch from its transform's traffic and the flops of its
+point updates; the instructions of the scheme's own code (ring indices, guards, both stages)
+are not in it. This puts, per variant, the warp instructions Nsight Compute counted in the
+CUDA translation (``tools/opencl_to_cuda.py``) at the device's issue rate beside loopy's lane
+count at the same rate (``gencl.model._predict.issue_time``), with how busy the schedulers
+were and how many warps were resident:
+
+    python tools/ncu_issue.py --times times.txt --ncu ncu.csv \\
+        --space bench_results/nvidia-h200/box2d9/space.json --space …
+
+``--ncu`` is the output of ``ncu --csv --metrics METRICS python tools/opencl_to_cuda.py … --reps 1``
+(``--metrics`` prints METRICS), one or more such runs in one file; ``--times`` the same
+variants timed without ncu. Each variant's OpenCL time and sizes come from the record of the
+same point in the ``--space`` file of its kernel (the committed space it was measured in).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+METRICS = ("gpu__time_duration.sum", "smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",
+           "smsp__thread_inst_executed_pred_on.sum",
+           "smsp__issue_active.avg.pct_of_peak_sustained_active",
+           "sm__warps_active.avg.pct_of_peak_sustained_active", "dram__bytes.sum",
+           "smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_shared_ld.sum",
+           "smsp__inst_executed_op_shared_st.sum", "smsp__inst_executed_op_global_st.sum",
+           "smsp__average_warp_latency_per_inst_issued.ratio")
+
+
+def read_ncu(text: str) -> dict[str, dict[str, Any]]:
+    """Variant id → its point and metrics. opencl_to_cuda prints a line per variant as it runs
+    (id, point, …) and ncu numbers the kernels of each process from 0 in launch order: one
+    launch a variant with ``--reps 1``."""
+    launched: list[list[tuple[str, dict[str, Any]]]] = []
+    metrics: dict[tuple[int, int], dict[str, float]] = {}
+    header: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("==PROF== Connected"):
+            launched.append([])
+        elif line.startswith('"'):
+            row = next(csv.reader([line]))
+            if row[0] == "ID":
+                header = row
+                continue
+            rec = dict(zip(header or [], row))
+            value = float(rec["Metric Value"].replace(",", ""))
+            metrics.setdefault((len(launched) - 1, int(rec["ID"])), {})[rec["Metric Name"]] = value
+        elif "\t" in line and launched:
+            vid, point = line.split("\t")[:2]
+            launched[-1].append((vid, json.loads(point)))
+    out = {}
+    for (run, i), values in sorted(metrics.items()):
+        vid, point = launched[run][i]
+        out[vid] = {"point": point, **values}
+    return out
+
+
+def read_times(text: str) -> dict[str, float]:
+    """Variant id → median seconds (opencl_to_cuda's ``median N us``)."""
+    return {line.split("\t")[0]: float(line.split("median ")[1].split()[0]) * 1e-6
+            for line in text.splitlines() if "\t" in line and "median " in line}
+
+
+def rows(counted: dict[str, dict[str, Any]], times: dict[str, float],
+         spaces: list[str]) -> list[dict[str, Any]]:
+    from gencl.measure._sweeps import time_per_sweep
+    from gencl.model import load_params, load_results
+    from gencl.model._explain import points_stats, predict_from_stats
+    from gencl.model._predict import issue_time
+    from gencl.spec import load_spec
+
+    files = {}
+    for path in spaces:
+        data = load_results(path)
+        files[data["spec"]] = data
+    out = []
+    for vid, m in counted.items():
+        name = vid.rsplit("-", 1)[0]
+        data = files.get(name)
+        if data is None:
+            sys.exit(f"ncu_issue: no --space for {name} (variant {vid})")
+        spec = load_spec(name)
+        params = load_params(data["device"])
+        record = next((r for r in data["results"] if r["point"] == m["point"]
+                       and r["status"] == "ok"), None)
+        sizes = record["sizes"] if record else data["sizes"]
+        stats = points_stats(spec, [m["point"]], [sizes], params, workers=1)[0]
+        if isinstance(stats, str):
+            sys.exit(f"ncu_issue: {vid}: {stats}")
+        predicted = predict_from_stats(spec, [m["point"]], [sizes], [stats], params)[0]
+        warp_rate = params.lane_issue_per_s / params.subgroup_size
+        sweeps = int(m["point"].get("sweeps", 1))
+        out.append({
+            "variant": vid, "scheme": m["point"].get("temporal", "none"), "sweeps": sweeps,
+            "opencl_s": record["median_s"] if record else None,
+            "opencl_per_sweep_s": time_per_sweep(spec, record) if record else None,
+            "cuda_s": times.get(vid), "model_s": predicted.time_s if predicted else None,
+            "loopy_issue_s": issue_time(stats, params),
+            "sass_issue_s": m["smsp__inst_executed.sum"] / warp_rate,
+            "sass_over_loopy": m["smsp__thread_inst_executed.sum"]
+            / max(issue_time(stats, params) * params.lane_issue_per_s, 1.0),
+            "issue_active_pct": m["smsp__issue_active.avg.pct_of_peak_sustained_active"],
+            "warps_active_pct": m["sm__warps_active.avg.pct_of_peak_sustained_active"],
+            "cycles_per_issue": m.get("smsp__average_warp_latency_per_inst_issued.ratio"),
+        })
+    return out
+
+
+def table(found: list[dict[str, Any]]) -> str:
+    head = ("variant", "scheme", "k", "OpenCL µs", "CUDA µs", "model µs", "loopy issue µs",
+            "SASS issue µs", "SASS / loopy lanes", "issue active %", "warps active %",
+            "cycles a warp's issue")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def us(x: float | None) -> str:
+        return "–" if x is None else f"{x * 1e6:.0f}"
+    for r in found:
+        lines.append("| " + " | ".join([
+            r["variant"], r["scheme"], str(r["sweeps"]), us(r["opencl_s"]), us(r["cuda_s"]),
+            us(r["model_s"]), us(r["loopy_issue_s"]), us(r["sass_issue_s"]),
+            f"{r['sass_over_loopy']:.2f}", f"{r['issue_active_pct']:.0f}",
+            f"{r['warps_active_pct']:.0f}",
+            "–" if r["cycles_per_issue"] is None else f"{r['cycles_per_issue']:.1f}"]) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--metrics", action="store_true", help="print the ncu metrics and exit")
+    ap.add_argument("--times")
+    ap.add_argument("--ncu")
+    ap.add_argument("--space", action="append", default=[])
+    args = ap.parse_args(argv)
+    if args.metrics:
+        print(",".join(METRICS))
+        return 0
+    if not (args.times and args.ncu and args.space):
+        ap.error("--times, --ncu and --space are needed")
+    counted = read_ncu(Path(args.ncu).read_text())
+    times = read_times(Path(args.times).read_text())
+    print(table(rows(counted, times, args.space)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
