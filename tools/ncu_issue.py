@@ -11,9 +11,11 @@ were and how many warps were resident:
         --space bench_results/nvidia-h200/box2d9/space.json --space …
 
 ``--ncu`` is the output of ``ncu --csv --metrics METRICS python tools/opencl_to_cuda.py … --reps 1``
-(``--metrics`` prints METRICS), one or more such runs in one file; ``--times`` the same
-variants timed without ncu. Each variant's OpenCL time and sizes come from the record of the
-same point in the ``--space`` file of its kernel (the committed space it was measured in).
+(``--metrics`` prints METRICS), one or more such runs in one file; a second ``--ncu`` of the
+same variants with ``--stall-metrics`` adds the cycles an issued instruction waited on global
+loads (long scoreboard) and at barriers; ``--times`` the same variants timed without ncu.
+Each variant's OpenCL time and sizes come from the record of the same point in the ``--space``
+file of its kernel (the committed space it was measured in).
 """
 
 from __future__ import annotations
@@ -32,6 +34,14 @@ METRICS = ("gpu__time_duration.sum", "smsp__inst_executed.sum", "smsp__thread_in
            "smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_shared_ld.sum",
            "smsp__inst_executed_op_shared_st.sum", "smsp__inst_executed_op_global_st.sum",
            "smsp__average_warp_latency_per_inst_issued.ratio")
+#: why warps did not issue, in cycles per issued instruction (a second ncu run: ``--stall-metrics``)
+STALLS = ("long_scoreboard", "short_scoreboard", "barrier", "membar", "mio_throttle", "lg_throttle",
+          "wait", "math_pipe_throttle", "not_selected", "selected", "dispatch_stall",
+          "no_instruction", "drain", "branch_resolving")
+
+
+def stall_metric(reason: str) -> str:
+    return f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"
 
 
 def read_ncu(text: str) -> dict[str, dict[str, Any]]:
@@ -109,6 +119,8 @@ def rows(counted: dict[str, dict[str, Any]], times: dict[str, float],
             "issue_active_pct": m["smsp__issue_active.avg.pct_of_peak_sustained_active"],
             "warps_active_pct": m["sm__warps_active.avg.pct_of_peak_sustained_active"],
             "cycles_per_issue": m.get("smsp__average_warp_latency_per_inst_issued.ratio"),
+            "long_scoreboard": m.get(stall_metric("long_scoreboard")),
+            "barrier": m.get(stall_metric("barrier")),
         })
     return out
 
@@ -116,34 +128,45 @@ def rows(counted: dict[str, dict[str, Any]], times: dict[str, float],
 def table(found: list[dict[str, Any]]) -> str:
     head = ("variant", "scheme", "k", "OpenCL µs", "CUDA µs", "model µs", "loopy issue µs",
             "SASS issue µs", "SASS / loopy lanes", "issue active %", "warps active %",
-            "cycles a warp's issue")
+            "cycles a warp's issue", "of them on global loads", "at barriers")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 
     def us(x: float | None) -> str:
         return "–" if x is None else f"{x * 1e6:.0f}"
+
+    def cycles(x: float | None) -> str:
+        return "–" if x is None else f"{x:.1f}"
     for r in found:
         lines.append("| " + " | ".join([
             r["variant"], r["scheme"], str(r["sweeps"]), us(r["opencl_s"]), us(r["cuda_s"]),
             us(r["model_s"]), us(r["loopy_issue_s"]), us(r["sass_issue_s"]),
             f"{r['sass_over_loopy']:.2f}", f"{r['issue_active_pct']:.0f}",
-            f"{r['warps_active_pct']:.0f}",
-            "–" if r["cycles_per_issue"] is None else f"{r['cycles_per_issue']:.1f}"]) + " |")
+            f"{r['warps_active_pct']:.0f}", cycles(r["cycles_per_issue"]),
+            cycles(r["long_scoreboard"]), cycles(r["barrier"])]) + " |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--metrics", action="store_true", help="print the ncu metrics and exit")
+    ap.add_argument("--stall-metrics", action="store_true",
+                    help="print the ncu metrics of the stall reasons and exit")
     ap.add_argument("--times")
-    ap.add_argument("--ncu")
+    ap.add_argument("--ncu", action="append", default=[])
     ap.add_argument("--space", action="append", default=[])
     args = ap.parse_args(argv)
     if args.metrics:
         print(",".join(METRICS))
         return 0
+    if args.stall_metrics:
+        print(",".join(["smsp__inst_executed.sum", *map(stall_metric, STALLS)]))
+        return 0
     if not (args.times and args.ncu and args.space):
         ap.error("--times, --ncu and --space are needed")
-    counted = read_ncu(Path(args.ncu).read_text())
+    counted: dict[str, dict[str, Any]] = {}
+    for path in args.ncu:  # the same variants' runs: their metrics together
+        for vid, m in read_ncu(Path(path).read_text()).items():
+            counted.setdefault(vid, {}).update(m)
     times = read_times(Path(args.times).read_text())
     print(table(rows(counted, times, args.space)))
     return 0

@@ -51,3 +51,14 @@ def test_a_row_carries_its_records_time_and_the_models_counts():
 def row_point(one):
     (m,) = one.values()
     return m["point"]
+
+
+def test_the_stall_run_names_the_same_launches():
+    """The second ncu run (stall reasons) pairs with the same 22 variants, every reason present."""
+    first = tool.read_ncu((DATA / "ncu.csv").read_text())
+    stalls = tool.read_ncu((DATA / "stalls.csv").read_text())
+    assert set(stalls) == set(first)
+    for vid, m in stalls.items():
+        assert m["point"] == first[vid]["point"]
+        assert m["smsp__inst_executed.sum"] == first[vid]["smsp__inst_executed.sum"]
+        assert all(tool.stall_metric(r) in m for r in tool.STALLS)
