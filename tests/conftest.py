@@ -114,10 +114,10 @@ def unoptimized_engine():
     (laplace3d's 2-sweep stream points 2–4 s to build and 0.4–1.8 s to a first launch with
     them, 0.6–1.4 s and 0.2 s without; every fifth temporal point of the stencil suite's sample
     191 → 68 s, on the 2-core EPYC of 2026-12-02; test_temporal's star3d_r4 `stream_async`
-    point 50 s to build and run optimized, on a 2-core Xeon of 2026-12-03). What is checked is
-    the emitted code's answer; the optimizing compilers check it again where it runs (every
-    variant a space measures is verified against numpy first, on the H200 too), and the
-    single-sweep points build here optimized."""
+    point 15.6 s to build and verify optimized, 7.4 s without, on a 2-core Xeon of 2026-12-03).
+    What is checked is the emitted code's answer; the optimizing compilers check it again where
+    it runs (every variant a space measures is verified against numpy first, on the H200 too),
+    and the single-sweep points build here optimized."""
     from gencl.measure import OpenCLEngine
 
     return OpenCLEngine("pocl", repeats=5, max_attempts=1, min_sample_s=1e-4,
