@@ -21,11 +21,13 @@ file of its kernel (the committed space it was measured in).
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ncu_vs_model  # noqa: E402 -- the tool beside this one: its reader of ncu's --csv table
 
 METRICS = ("gpu__time_duration.sum", "smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",
            "smsp__thread_inst_executed_pred_on.sum",
@@ -47,28 +49,13 @@ def stall_metric(reason: str) -> str:
 def read_ncu(text: str) -> dict[str, dict[str, Any]]:
     """Variant id → its point and metrics. opencl_to_cuda prints a line per variant as it runs
     (id, point, …) and ncu numbers the kernels of each process from 0 in launch order: one
-    launch a variant with ``--reps 1``."""
-    launched: list[list[tuple[str, dict[str, Any]]]] = []
-    metrics: dict[tuple[int, int], dict[str, float]] = {}
-    header: list[str] | None = None
-    for line in text.splitlines():
-        if line.startswith("==PROF== Connected"):
-            launched.append([])
-        elif line.startswith('"'):
-            row = next(csv.reader([line]))
-            if row[0] == "ID":
-                header = row
-                continue
-            rec = dict(zip(header or [], row))
-            value = float(rec["Metric Value"].replace(",", ""))
-            metrics.setdefault((len(launched) - 1, int(rec["ID"])), {})[rec["Metric Name"]] = value
-        elif "\t" in line and launched:
-            vid, point = line.split("\t")[:2]
-            launched[-1].append((vid, json.loads(point)))
-    out = {}
-    for (run, i), values in sorted(metrics.items()):
-        vid, point = launched[run][i]
-        out[vid] = {"point": point, **values}
+    launch a variant with ``--reps 1``; each process's table is read by ncu_vs_model's reader."""
+    out: dict[str, dict[str, Any]] = {}
+    for run in text.split("==PROF== Connected")[1:]:
+        printed = [line.split("\t")[:2] for line in run.splitlines()
+                   if "\t" in line and not line.startswith('"')]
+        for (vid, point), metrics in zip(printed, ncu_vs_model.read_ncu(run), strict=True):
+            out[vid] = {"point": json.loads(point), **metrics}
     return out
 
 
