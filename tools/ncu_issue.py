@@ -67,24 +67,23 @@ def read_times(text: str) -> dict[str, float]:
 
 def rows(counted: dict[str, dict[str, Any]], times: dict[str, float],
          spaces: list[str]) -> list[dict[str, Any]]:
-    from gencl.measure._sweeps import time_per_sweep
+    """One row a counted variant: its record's OpenCL time, the model's price and loopy's
+    issue beside the counters (each kernel's spec, profile and records read once)."""
     from gencl.model import load_params, load_results
     from gencl.model._explain import points_stats, predict_from_stats
     from gencl.model._predict import issue_time
     from gencl.spec import load_spec
 
-    files = {}
+    kernels = {}  # spec name → (spec, params, the space's results)
     for path in spaces:
         data = load_results(path)
-        files[data["spec"]] = data
+        kernels[data["spec"]] = (load_spec(data["spec"]), load_params(data["device"]), data)
     out = []
     for vid, m in counted.items():
         name = vid.rsplit("-", 1)[0]
-        data = files.get(name)
-        if data is None:
+        if name not in kernels:
             sys.exit(f"ncu_issue: no --space for {name} (variant {vid})")
-        spec = load_spec(name)
-        params = load_params(data["device"])
+        spec, params, data = kernels[name]
         record = next((r for r in data["results"] if r["point"] == m["point"]
                        and r["status"] == "ok"), None)
         sizes = record["sizes"] if record else data["sizes"]
@@ -92,17 +91,18 @@ def rows(counted: dict[str, dict[str, Any]], times: dict[str, float],
         if isinstance(stats, str):
             sys.exit(f"ncu_issue: {vid}: {stats}")
         predicted = predict_from_stats(spec, [m["point"]], [sizes], [stats], params)[0]
-        warp_rate = params.lane_issue_per_s / params.subgroup_size
-        sweeps = int(m["point"].get("sweeps", 1))
+        loopy_issue = issue_time(stats, params)
         out.append({
-            "variant": vid, "scheme": m["point"].get("temporal", "none"), "sweeps": sweeps,
+            "variant": vid, "scheme": m["point"].get("temporal", "none"),
+            "sweeps": int(m["point"].get("sweeps", 1)),
             "opencl_s": record["median_s"] if record else None,
-            "opencl_per_sweep_s": time_per_sweep(spec, record) if record else None,
             "cuda_s": times.get(vid), "model_s": predicted.time_s if predicted else None,
-            "loopy_issue_s": issue_time(stats, params),
-            "sass_issue_s": m["smsp__inst_executed.sum"] / warp_rate,
+            "loopy_issue_s": loopy_issue,
+            # warp instructions at the profile's lane rate over a sub-group's lanes
+            "sass_issue_s": m["smsp__inst_executed.sum"] * params.subgroup_size
+            / params.lane_issue_per_s,
             "sass_over_loopy": m["smsp__thread_inst_executed.sum"]
-            / max(issue_time(stats, params) * params.lane_issue_per_s, 1.0),
+            / max(loopy_issue * params.lane_issue_per_s, 1.0),
             "issue_active_pct": m["smsp__issue_active.avg.pct_of_peak_sustained_active"],
             "warps_active_pct": m["sm__warps_active.avg.pct_of_peak_sustained_active"],
             "cycles_per_issue": m.get("smsp__average_warp_latency_per_inst_issued.ratio"),

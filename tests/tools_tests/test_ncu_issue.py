@@ -41,16 +41,12 @@ def test_a_row_carries_its_records_time_and_the_models_counts():
            and m["point"]["temporal"] == "none"}
     space = ROOT / "bench_results" / "nvidia-h200" / "box2d9" / "space.json"
     (row,) = tool.rows(one, times, [str(space)])
+    (point,) = (m["point"] for m in one.values())
     record = next(r for r in json.loads(space.read_text())["results"]
-                  if r["point"] == row_point(one) and r["status"] == "ok")
+                  if r["point"] == point and r["status"] == "ok")
     assert row["opencl_s"] == record["median_s"] and row["cuda_s"] == times[row["variant"]]
     assert row["loopy_issue_s"] > 0 and row["sass_issue_s"] > 0 and row["model_s"] > 0
     assert row["variant"] in tool.table([row])
-
-
-def row_point(one):
-    (m,) = one.values()
-    return m["point"]
 
 
 def test_the_stall_run_names_the_same_launches():
