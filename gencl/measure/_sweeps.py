@@ -36,7 +36,7 @@ from gencl.spec import (
 #: the keys ``tile_traffic`` reports, per launch
 TRAFFIC_KEYS = ("global_read_bytes", "global_write_bytes", "point_updates", "local_read_bytes",
                 "local_write_bytes", "barriers_per_group", "copy_bytes_in_flight_per_item",
-                "vectorized_updates")
+                "vectorized_updates", "global_reading_updates", "reread_read_only_bytes")
 
 
 def time_per_sweep(spec: Any, record: Any) -> float | None:

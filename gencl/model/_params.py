@@ -356,6 +356,7 @@ TERM_SOURCES: dict[str, tuple[str, ...]] = {
     "wave_tail": ("round_time_by_inflight", "global_latency_cycles", "copy_bw_Bps",
                   "registers_per_block"),
     "store_reload": ("store_reload_s",),
+    "update_latency": ("cache_levels", "global_latency_cycles", "registers_per_block"),
     "item_floor": ("item_floor_s",),
     "launch": ("launch_overhead_s",),
 }

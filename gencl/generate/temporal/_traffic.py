@@ -176,6 +176,8 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
             "local_read_bytes": size * (own_reads * updates + loaded),
             "local_write_bytes": size * (2 * loaded + updates),
             "barriers_per_group": k + 1,
+            # the registers' arrays are read once, into registers; the others at every update
+            "global_reading_updates": updates if other_reads else 0,
         }
     elif scheme == "strip":
         # only the tile points inside the buffer are loaded (into both halves); the read-only
@@ -193,6 +195,7 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
             "local_read_bytes": size * (own_reads * updates + fetched),
             "local_write_bytes": size * (2 * fetched + updates),
             "barriers_per_group": 0,
+            "global_reading_updates": updates if register_reads + other_reads else 0,
             # one item runs each sweep as nested loops, the contiguous axis innermost with
             # its bounds computed once per row: the loop the compiler vectorizes
             "vectorized_updates": 1,
@@ -242,10 +245,16 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
             # every worked point of a level below k shares its plane (carried values too)
             "local_write_bytes": size * (loaded + sum(worked[1:k])),
             "barriers_per_group": geo.steps,
+            "global_reading_updates": updates if register_reads + other_reads else 0,
         }
     if geo.copy == "async":
         out["copy_bytes_in_flight_per_item"] = copy_bytes_in_flight(geo, size)
     interior = math.prod(ext)
+    # the read-only arrays' loads beyond one of each element: lines an earlier update (of
+    # this level or the one before) brought into the cache
+    read_only = out["global_read_bytes"] - size * fetched
+    arrays = len(form.registers) + len(form.others)
+    out["reread_read_only_bytes"] = max(0.0, read_only - size * interior * arrays)
     out.update({
         "global_write_bytes": size * interior,
         "groups": groups,
