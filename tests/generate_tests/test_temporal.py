@@ -203,6 +203,31 @@ def test_tile_traffic_counts_what_the_scheme_does(name, scheme, k, wg, pts, size
     assert declared * form.itemsize == local_bytes(form, geo) == got["local_bytes"]
 
 
+@pytest.mark.parametrize("name,scheme,pts,sizes", [
+    # f and sigma re-read at every update
+    ("helmholtz3d", "stream", (1, 3, 4), {"nz": 9, "ny": 7, "nx": 19}),
+    ("jacobi", "stream", (2, 8), {"n": 27}),           # f re-read at every update
+    ("jacobi", "tile", (1, 2), {"n": 29}),             # f loaded once, into registers
+    ("laplace3d", "stream", (1, 3, 4), {"nz": 9, "ny": 7, "nx": 19}),  # the ring alone
+])
+def test_tile_traffic_names_the_updates_that_read_global_arrays(name, scheme, pts, sizes):
+    spec = load_spec(name)
+    point = spec.complete({"boundary": "padded"} if name == "jacobi" else {})
+    form = read_temporal_form(spec.program(point), spec.hooks.ping_pong)
+    wg = (8, 2, 1) if form.ndim == 3 else (8, 4) if scheme == "tile" else (8, 1)
+    got = tile_traffic(form, scheme, 2, wg, pts, sizes)
+    size, arrays = form.itemsize, len(form.registers) + len(form.others)
+    interior = got["global_write_bytes"] / size
+    if scheme == "stream" and arrays:
+        # every update reads each array: all but one read of each element is a re-read
+        assert got["global_reading_updates"] == got["point_updates"]
+        assert got["reread_read_only_bytes"] == size * arrays * (got["point_updates"] - interior)
+    else:
+        assert got["global_reading_updates"] == 0
+    if not arrays:
+        assert got["reread_read_only_bytes"] == 0
+
+
 def test_more_sweeps_per_launch_read_less_per_sweep():
     spec = load_spec("jacobi")
     form = read_temporal_form(spec.program(spec.complete({"boundary": "padded"})),

@@ -171,3 +171,49 @@ def test_a_vectorized_loop_requests_each_line_once_on_a_cpu_only():
     tiled = predict(stats, params_from(profile, cpu), steps=k,
                     traffic={**traffic, "vectorized_updates": 0}, flops_per_update=FLOPS)
     assert tiled.terms["cache_requests"] == pytest.approx(n * n / 1.0e10)
+
+
+def test_an_update_that_reads_a_global_array_waits_for_it():
+    # Little's law with one update's loads in flight on each resident item, at the largest
+    # cache level's latency (400 cycles at 1.98 GHz here); it adds to the rest, and a CPU (no
+    # Little's law over items) and a launch whose updates read only their tile wait nothing
+    levels = [{"size_bytes": 256 << 10, "latency_cycles": 40.0},
+              {"size_bytes": 50 << 20, "latency_cycles": 400.0}]
+    p = params_from({**PROFILE, "global_latency_cycles": 700.0, "cache_levels": levels}, GPU)
+    k, tile, n = 4, 64, 1024
+    stats = _stats(tile, n)
+    traffic = tile_traffic_2d(tile, k, n)
+    plain = predict(stats, p, steps=k, traffic=traffic, flops_per_update=FLOPS)
+    reading = predict(stats, p, steps=k, flops_per_update=FLOPS,
+                      traffic={**traffic, "global_reading_updates": traffic["point_updates"]})
+    conc = min(stats.work_items / 132, p.max_resident_per_cu)
+    expected = traffic["point_updates"] * 400 / 1.98e9 / (132 * conc)
+    assert plain.terms["update_latency"] == 0.0
+    assert reading.terms["update_latency"] == pytest.approx(expected)
+    assert reading.time_s == pytest.approx(plain.time_s + expected)
+    crit = {c.name: c for c in reading.criteria}["update_latency"]
+    assert crit.speedup == pytest.approx(reading.time_s / plain.time_s)
+    bare = params_from({**PROFILE, "global_latency_cycles": 700.0}, GPU)  # no level measured
+    assert predict(stats, bare, steps=k, flops_per_update=FLOPS, traffic={
+        **traffic, "global_reading_updates": 1e6}).terms["update_latency"] == pytest.approx(
+            1e6 * 700 / 1.98e9 / (132 * conc))
+    cpu = params_from(PROFILE, {**GPU, "device_type": "CPU", "warp_size": None})
+    assert predict(stats, cpu, steps=k, flops_per_update=FLOPS, traffic={
+        **traffic, "global_reading_updates": 1e6}).terms["update_latency"] == 0.0
+
+
+def test_a_read_only_arrays_rereads_come_from_the_next_level_not_dram():
+    # the bytes of reread_read_only_bytes leave DRAM's term and are the next level's fills:
+    # whole lines at its measured rates
+    p = params_from({**PROFILE, "l2_line_requests_per_s": 1e11, "l2_sectors_per_s": 1e12}, GPU)
+    k, tile, n = 4, 64, 1024
+    stats, traffic = _stats(tile, n), tile_traffic_2d(tile, k, n)
+    reread = 0.25 * traffic["global_read_bytes"]
+    pred = predict(stats, p, steps=k, flops_per_update=FLOPS,
+                   traffic={**traffic, "reread_read_only_bytes": reread})
+    assert pred.terms["memory_bandwidth"] == pytest.approx(
+        (traffic["global_read_bytes"] + traffic["global_write_bytes"] - reread) / 4.3e12)
+    assert pred.terms["l2_bandwidth"] == pytest.approx(
+        reread / p.request_line_bytes / 1e11 + reread / p.sector_bytes / 1e12)
+    assert predict(stats, p, steps=k, traffic=traffic,
+                   flops_per_update=FLOPS).terms["l2_bandwidth"] == 0.0

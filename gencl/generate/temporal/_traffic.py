@@ -254,7 +254,7 @@ def tile_traffic(form: TemporalForm, scheme: str, sweeps: int, workgroup: Sequen
     # this level or the one before) brought into the cache
     read_only = out["global_read_bytes"] - size * fetched
     arrays = len(form.registers) + len(form.others)
-    out["reread_read_only_bytes"] = max(0.0, read_only - size * interior * arrays)
+    out["reread_read_only_bytes"] = max(0, read_only - size * interior * arrays)
     out.update({
         "global_write_bytes": size * interior,
         "groups": groups,
