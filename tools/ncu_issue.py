@@ -97,6 +97,8 @@ def rows(counted: dict[str, dict[str, Any]], times: dict[str, float],
             "sweeps": int(m["point"].get("sweeps", 1)),
             "opencl_s": record["median_s"] if record else None,
             "cuda_s": times.get(vid), "model_s": predicted.time_s if predicted else None,
+            # the model's wait of the updates that read global arrays (update_latency)
+            "model_wait_s": predicted.terms.get("update_latency") if predicted else None,
             "loopy_issue_s": loopy_issue,
             # warp instructions at the profile's lane rate over a sub-group's lanes
             "sass_issue_s": m["smsp__inst_executed.sum"] * params.subgroup_size
@@ -109,13 +111,19 @@ def rows(counted: dict[str, dict[str, Any]], times: dict[str, float],
             "long_scoreboard": m.get(stall_metric("long_scoreboard")),
             "barrier": m.get(stall_metric("barrier")),
         })
+        # the share of a warp's cycles it waited on global loads, of the CUDA time
+        waited = out[-1]["long_scoreboard"]
+        out[-1]["global_wait_s"] = (times[vid] * waited / out[-1]["cycles_per_issue"]
+                                    if waited is not None and out[-1]["cycles_per_issue"]
+                                    and vid in times else None)
     return out
 
 
 def table(found: list[dict[str, Any]]) -> str:
     head = ("variant", "scheme", "k", "OpenCL µs", "CUDA µs", "model µs", "loopy issue µs",
             "SASS issue µs", "SASS / loopy lanes", "issue active %", "warps active %",
-            "cycles a warp's issue", "of them on global loads", "at barriers")
+            "cycles a warp's issue", "of them on global loads", "at barriers",
+            "CUDA µs × global-load share", "model's update wait µs")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 
     def us(x: float | None) -> str:
@@ -129,7 +137,8 @@ def table(found: list[dict[str, Any]]) -> str:
             us(r["model_s"]), us(r["loopy_issue_s"]), us(r["sass_issue_s"]),
             f"{r['sass_over_loopy']:.2f}", f"{r['issue_active_pct']:.0f}",
             f"{r['warps_active_pct']:.0f}", cycles(r["cycles_per_issue"]),
-            cycles(r["long_scoreboard"]), cycles(r["barrier"])]) + " |")
+            cycles(r["long_scoreboard"]), cycles(r["barrier"]), us(r["global_wait_s"]),
+            us(r["model_wait_s"])]) + " |")
     return "\n".join(lines)
 
 

@@ -36,6 +36,8 @@ def test_each_launch_pairs_with_the_variant_printed_for_it():
 
 def test_a_row_carries_its_records_time_and_the_models_counts():
     counted = tool.read_ncu((DATA / "ncu.csv").read_text())
+    for vid, m in tool.read_ncu((DATA / "stalls.csv").read_text()).items():
+        counted[vid].update(m)
     times = tool.read_times((DATA / "times.txt").read_text())
     one = {v: m for v, m in counted.items() if v.startswith("box2d9-")
            and m["point"]["temporal"] == "none"}
@@ -46,6 +48,12 @@ def test_a_row_carries_its_records_time_and_the_models_counts():
                   if r["point"] == point and r["status"] == "ok")
     assert row["opencl_s"] == record["median_s"] and row["cuda_s"] == times[row["variant"]]
     assert row["loopy_issue_s"] > 0 and row["sass_issue_s"] > 0 and row["model_s"] > 0
+    # the CUDA time's share a warp waited on global loads; a single sweep has no update wait
+    (m,) = one.values()
+    waited = m[tool.stall_metric("long_scoreboard")]
+    assert row["global_wait_s"] == times[row["variant"]] * waited \
+        / m["smsp__average_warp_latency_per_inst_issued.ratio"]
+    assert 0 < row["global_wait_s"] < row["cuda_s"] and row["model_wait_s"] == 0.0
     assert row["variant"] in tool.table([row])
 
 
