@@ -9,6 +9,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "ncu_issue.py"
 DATA = ROOT / "bench_results" / "nvidia-h200" / "ncu-issue"
@@ -19,13 +21,19 @@ sys.modules["ncu_issue"] = tool
 _spec.loader.exec_module(tool)
 
 
-def test_each_launch_pairs_with_the_variant_printed_for_it():
-    counted = tool.read_ncu((DATA / "ncu.csv").read_text())
-    times = tool.read_times((DATA / "times.txt").read_text())
-    assert set(counted) == set(times) and len(counted) == 22
+#: the folders of ncu runs and their variants: ncu-reads/ (2026-12-03, thirtieth session) holds
+#: 14 Jacobi, aniso2d and vardiff3d temporal variants whose updates read global arrays
+FOLDERS = [(DATA, 22), (DATA.parent / "ncu-reads", 14)]
+
+
+@pytest.mark.parametrize("data,variants", FOLDERS)
+def test_each_launch_pairs_with_the_variant_printed_for_it(data, variants):
+    counted = tool.read_ncu((data / "ncu.csv").read_text())
+    times = tool.read_times((data / "times.txt").read_text())
+    assert set(counted) == set(times) and len(counted) == variants
     # the point ncu's process printed for a launch is the one the timing run printed for its id
     printed = {line.split("\t")[0]: json.loads(line.split("\t")[1])
-               for line in (DATA / "times.txt").read_text().splitlines() if "\t" in line}
+               for line in (data / "times.txt").read_text().splitlines() if "\t" in line}
     assert all(counted[v]["point"] == printed[v] for v in counted)
     # every launch has every metric asked for; a warp instruction is at most 32 lanes' worth
     for m in counted.values():
@@ -57,10 +65,11 @@ def test_a_row_carries_its_records_time_and_the_models_counts():
     assert row["variant"] in tool.table([row])
 
 
-def test_the_stall_run_names_the_same_launches():
-    """The second ncu run (stall reasons) pairs with the same 22 variants, every reason present."""
-    first = tool.read_ncu((DATA / "ncu.csv").read_text())
-    stalls = tool.read_ncu((DATA / "stalls.csv").read_text())
+@pytest.mark.parametrize("data", [d for d, _ in FOLDERS])
+def test_the_stall_run_names_the_same_launches(data):
+    """The second ncu run (stall reasons) pairs with the same variants, every reason present."""
+    first = tool.read_ncu((data / "ncu.csv").read_text())
+    stalls = tool.read_ncu((data / "stalls.csv").read_text())
     assert set(stalls) == set(first)
     for vid, m in stalls.items():
         assert m["point"] == first[vid]["point"]
