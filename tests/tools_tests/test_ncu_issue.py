@@ -22,8 +22,9 @@ _spec.loader.exec_module(tool)
 
 
 #: the folders of ncu runs and their variants: ncu-reads/ (2026-12-03, thirtieth session) holds
-#: 14 Jacobi, aniso2d and vardiff3d temporal variants whose updates read global arrays
-FOLDERS = [(DATA, 22), (DATA.parent / "ncu-reads", 14)]
+#: 14 Jacobi, aniso2d and vardiff3d temporal variants whose updates read global arrays, and
+#: ncu-one-point/ 4 laplace3d and helmholtz3d streams whose items own one point a plane
+FOLDERS = [(DATA, 22), (DATA.parent / "ncu-reads", 14), (DATA.parent / "ncu-one-point", 4)]
 
 
 @pytest.mark.parametrize("data,variants", FOLDERS)
