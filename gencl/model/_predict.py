@@ -639,8 +639,7 @@ def temporal_fills(traffic: Mapping[str, float], p: ModelParams
     return (moved / p.request_line_bytes, moved) if moved else None
 
 
-def update_latency(traffic: Mapping[str, float], stats: KernelStats, p: ModelParams,
-                   conc: float) -> float:
+def update_latency(traffic: Mapping[str, float], p: ModelParams, conc: float) -> float:
     """Seconds a temporal launch's updates wait for the global arrays they read
     (``global_reading_updates``: a read-only array not held in registers, loaded after the
     step's barrier and needed at once): Little's law with one update's loads in flight on each
@@ -861,7 +860,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     t_reload = store_reload_time(stats, p) if not traffic else 0.0
     # a temporal launch's updates that read a global array wait for those loads, a step's
     # barrier keeping the group from running ahead: they add, as the reload waits do
-    t_updates = update_latency(traffic, stats, p, conc) if traffic else 0.0
+    t_updates = update_latency(traffic, p, conc) if traffic else 0.0
     added = t_tail + t_reload + t_updates
     # no launch runs faster than its items at the floor the device starts and retires them at
     # (item_floor)
