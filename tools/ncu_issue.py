@@ -65,6 +65,15 @@ def read_times(text: str) -> dict[str, float]:
             for line in text.splitlines() if "\t" in line and "median " in line}
 
 
+def read_runs(texts: list[str]) -> dict[str, dict[str, Any]]:
+    """The same variants' ncu runs (``read_ncu`` each): their metrics together, per variant."""
+    counted: dict[str, dict[str, Any]] = {}
+    for text in texts:
+        for vid, m in read_ncu(text).items():
+            counted.setdefault(vid, {}).update(m)
+    return counted
+
+
 def rows(counted: dict[str, dict[str, Any]], times: dict[str, float],
          spaces: list[str]) -> list[dict[str, Any]]:
     """One row a counted variant: its record's OpenCL time, the model's price and loopy's
@@ -92,6 +101,8 @@ def rows(counted: dict[str, dict[str, Any]], times: dict[str, float],
             sys.exit(f"ncu_issue: {vid}: {stats}")
         predicted = predict_from_stats(spec, [m["point"]], [sizes], [stats], params)[0]
         loopy_issue = issue_time(stats, params)
+        cycles = m.get("smsp__average_warp_latency_per_inst_issued.ratio")
+        waited = m.get(stall_metric("long_scoreboard"))
         out.append({
             "variant": vid, "scheme": m["point"].get("temporal", "none"),
             "sweeps": int(m["point"].get("sweeps", 1)),
@@ -107,15 +118,12 @@ def rows(counted: dict[str, dict[str, Any]], times: dict[str, float],
             / max(loopy_issue * params.lane_issue_per_s, 1.0),
             "issue_active_pct": m["smsp__issue_active.avg.pct_of_peak_sustained_active"],
             "warps_active_pct": m["sm__warps_active.avg.pct_of_peak_sustained_active"],
-            "cycles_per_issue": m.get("smsp__average_warp_latency_per_inst_issued.ratio"),
-            "long_scoreboard": m.get(stall_metric("long_scoreboard")),
+            "cycles_per_issue": cycles, "long_scoreboard": waited,
             "barrier": m.get(stall_metric("barrier")),
+            # the share of a warp's cycles it waited on global loads, of the CUDA time
+            "global_wait_s": times[vid] * waited / cycles
+            if waited is not None and cycles and vid in times else None,
         })
-        # the share of a warp's cycles it waited on global loads, of the CUDA time
-        waited = out[-1]["long_scoreboard"]
-        out[-1]["global_wait_s"] = (times[vid] * waited / out[-1]["cycles_per_issue"]
-                                    if waited is not None and out[-1]["cycles_per_issue"]
-                                    and vid in times else None)
     return out
 
 
@@ -159,10 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not (args.times and args.ncu and args.space):
         ap.error("--times, --ncu and --space are needed")
-    counted: dict[str, dict[str, Any]] = {}
-    for path in args.ncu:  # the same variants' runs: their metrics together
-        for vid, m in read_ncu(Path(path).read_text()).items():
-            counted.setdefault(vid, {}).update(m)
+    counted = read_runs([Path(path).read_text() for path in args.ncu])
     times = read_times(Path(args.times).read_text())
     print(table(rows(counted, times, args.space)))
     return 0

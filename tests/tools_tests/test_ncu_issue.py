@@ -44,9 +44,7 @@ def test_each_launch_pairs_with_the_variant_printed_for_it(data, variants):
 
 
 def test_a_row_carries_its_records_time_and_the_models_counts():
-    counted = tool.read_ncu((DATA / "ncu.csv").read_text())
-    for vid, m in tool.read_ncu((DATA / "stalls.csv").read_text()).items():
-        counted[vid].update(m)
+    counted = tool.read_runs([(DATA / "ncu.csv").read_text(), (DATA / "stalls.csv").read_text()])
     times = tool.read_times((DATA / "times.txt").read_text())
     one = {v: m for v, m in counted.items() if v.startswith("box2d9-")
            and m["point"]["temporal"] == "none"}
