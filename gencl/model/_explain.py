@@ -178,13 +178,16 @@ class Accuracy:
     #: a second run of the space against the first (``repeat_accuracy``) and the model against
     #: that second run: the repeatability ceiling beside the model's figures
     repeat: Mapping[str, Any] | None = None
+    #: how far random scatter alone lowers ρ over these measured times (``scatter_reference``)
+    scatter: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"n": self.n, "spearman": self.spearman, "within_15pct": self.within_15pct,
                 "median_ratio": self.median_ratio,
                 **({"set_aside": self.set_aside} if self.set_aside else {}),
                 **({"by_value": self.by_value} if self.by_value is not None else {}),
-                **({"repeat": self.repeat} if self.repeat is not None else {})}
+                **({"repeat": self.repeat} if self.repeat is not None else {}),
+                **({"scatter": self.scatter} if self.scatter is not None else {})}
 
 
 def accuracy(predicted: Iterable[float], measured: Iterable[float]) -> Accuracy:
@@ -199,6 +202,47 @@ def accuracy(predicted: Iterable[float], measured: Iterable[float]) -> Accuracy:
     ratio = pred / meas
     return Accuracy(len(pred), rho, float(np.mean(np.abs(ratio - 1) <= 0.15)),
                     float(np.median(ratio)))
+
+
+#: random scatter (standard deviation of log predicted / measured) at which
+#: ``scatter_reference`` reports the ρ it alone would leave
+SCATTER_LEVELS = (0.03, 0.05, 0.10)
+#: seeded draws whose median ρ ``scatter_reference`` reports
+SCATTER_DRAWS = 64
+
+
+def scatter_reference(predicted: Sequence[float], measured: Sequence[float], *,
+                      draws: int = SCATTER_DRAWS, seed: int = 0) -> dict[str, Any]:
+    """How demanding Spearman ρ is over these measured times, beside the model's scatter.
+
+    ρ depends on the space as much as on the model: where the variants lie within a few per
+    cent of one another, a few per cent of error reorders them (the H200's aniso2d, the middle
+    half of its 210 variants within ±3 % of the median: random scatter of 3 % alone leaves ρ
+    0.899), where they span a decade the same error barely moves it. So beside the model's ρ:
+    the measured times' spread (slowest / fastest; interquartile range / median), the model's
+    scatter (the standard deviation of log predicted / measured: its error once one scale is
+    taken out), and the ρ that random log-normal scatter of each of ``SCATTER_LEVELS`` and of
+    the model's own scatter would leave over these measured times (median of *draws* seeded
+    draws). A model's ρ near the one its own scatter leaves misses at random; one far below it
+    misses in a pattern (a family priced wrong), which a term can mend."""
+    import numpy as np
+    from scipy.stats import spearmanr
+
+    pred, meas = np.asarray(predicted, float), np.asarray(measured, float)
+    log_error = np.log(pred / meas)
+    model_scatter = float(np.std(log_error - np.median(log_error)))
+    rng = np.random.default_rng(seed)
+
+    def rho_at(sd: float) -> float:
+        return float(np.median([spearmanr(meas * np.exp(rng.normal(0.0, sd, len(meas))),
+                                          meas).statistic for _ in range(draws)]))
+
+    q1, median, q3 = np.percentile(meas, [25, 50, 75])
+    return {"measured_spread": float(meas.max() / meas.min()),
+            "measured_iqr_over_median": float((q3 - q1) / median),
+            "model_log_scatter": model_scatter,
+            "rho_at_model_scatter": rho_at(model_scatter),
+            "rho_at_scatter": {f"{sd:g}": rho_at(sd) for sd in SCATTER_LEVELS}}
 
 
 def load_results(path: str | os.PathLike) -> dict[str, Any]:
@@ -271,8 +315,10 @@ def cache_accuracy(spec: Any, results: Sequence[Mapping[str, Any]], params: Mode
         why = f"; {len(outside)} records set aside: {outside[0][1]}" if outside else ""
         raise GenclError(f"model accuracy needs at least 3 measured variants the model "
                          f"predicts, got {len(rows)} of {len(ok)} ok records{why}")
-    acc = accuracy([r.predicted_s for r in rows], [r.measured_s for r in rows])
-    return replace(acc, set_aside=len(outside), by_value=accuracy_by_value(rows)), rows
+    predicted, measured = [r.predicted_s for r in rows], [r.measured_s for r in rows]
+    acc = accuracy(predicted, measured)
+    return replace(acc, set_aside=len(outside), by_value=accuracy_by_value(rows),
+                   scatter=scatter_reference(predicted, measured)), rows
 
 
 def check_repeat(first: Mapping[str, Any], second: Mapping[str, Any],

@@ -95,6 +95,26 @@ def print_accuracy_by_value(acc: Accuracy) -> None:
     console.print(table)
 
 
+#: ρ this far below the one the model's own scatter leaves at random says its misses fall in
+#: a pattern (``print_scatter``)
+PATTERN_MARGIN = 0.02
+
+
+def print_scatter(rho: float, scatter: Mapping[str, Any]) -> None:
+    """How demanding ρ is over the measured times, beside the model's ρ (``scatter_reference``):
+    what random scatter alone would leave."""
+    levels = scatter["rho_at_scatter"]
+    print(f"the measured times span {scatter['measured_spread']:.2f}× (interquartile range "
+          f"{scatter['measured_iqr_over_median']:.1%} of the median); random scatter of "
+          f"{' / '.join(f'{float(sd):.0%}' for sd in levels)} alone would rank them at ρ = "
+          f"{' / '.join(f'{r:.3f}' for r in levels.values())}; the model's scatter "
+          f"({scatter['model_log_scatter']:.1%}, log predicted/measured about its median) alone "
+          f"at ρ = {scatter['rho_at_model_scatter']:.3f}, where the model ranks them at "
+          f"{rho:.3f}: " + ("its misses fall in a pattern (a family priced wrong), not at random"
+                            if rho < scatter["rho_at_model_scatter"] - PATTERN_MARGIN else
+                            "its misses order the variants no worse than random ones would"))
+
+
 def print_repeat(repeat: Mapping[str, Any]) -> None:
     """The second run against the first beside the model against the second: how far the
     model's figures could go on this device."""

@@ -52,8 +52,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
               f"{acc.spearman:.3f}, within ±15 %: {acc.within_15pct:.0%}, median "
               f"predicted/measured {acc.median_ratio:.2f}")
         if not args.json:
-            from gencl.model._report import print_accuracy_by_value, print_repeat
+            from gencl.model._report import print_accuracy_by_value, print_repeat, print_scatter
 
+            if acc.scatter:
+                print_scatter(acc.spearman, acc.scatter)
             print_accuracy_by_value(acc)
             if acc.repeat:
                 print_repeat(acc.repeat)

@@ -75,6 +75,9 @@ def test_an_older_cache_reads_at_the_new_axes_first_values(tmp_path):
     assert before["set_aside"] == 1 and "set_aside" not in now
     assert set(before["by_value"]["vector_width"]) == {"1", "2", "4", "8"}
     assert before["by_value"]["stream"]["4"]["n"] == 4
+    # beside ρ, what random scatter alone would leave over the same measured times
+    assert set(now["scatter"]["rho_at_scatter"]) == {"0.03", "0.05", "0.1"}
+    assert now["scatter"]["measured_spread"] >= 1.0
 
 
 def test_a_cache_of_nothing_the_model_predicts_is_one_line_and_exit_2(tmp_path):
