@@ -22,6 +22,7 @@ from gencl.generate import GenerationFailure, Variant, generate_many, variant_id
 from gencl.measure._build import Built, BuildFailure
 from gencl.measure._engine import OpenCLEngine, Timeout, check_assumptions, compare
 from gencl.measure._inputs import FreshInputs, ReusedInputs, TimingInputs, draw_inputs
+from gencl.measure._isa import work_group_isa
 from gencl.measure._measurement import Measurement, device_error_status
 from gencl.measure._sweeps import one_sweep_form
 from gencl.spec import BenchmarkSpec, steps_per_launch
@@ -199,6 +200,10 @@ def evaluate_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant
             timed = engine.time(built, bound, min_time_s=min_time_s)
         finally:
             timing.done(bound)
+        # what a CPU runtime compiled for the timed work-group (PoCL: its kernel cache holds
+        # the function since the first launch); the model reads whether the items ran as lanes
+        isa = work_group_isa(built.binary, variant.kernel_name, bound.local_size) \
+            if engine.info.device_type == "CPU" else None
     except Timeout as exc:
         engine.reset()
         _forget(timing)
@@ -218,7 +223,8 @@ def evaluate_variant(engine: OpenCLEngine, spec: BenchmarkSpec, variant: Variant
                **({"steps": steps} if (steps := steps_per_launch(spec, point)) > 1 else {}),
                # the load rounds ptxas scheduled, where the CUDA toolkit is here (the model
                # reads them as it reads the build log's registers)
-               **({"sass": built.sass} if built.sass else {})},
+               **({"sass": built.sass} if built.sass else {}),
+               **({"isa": isa} if isa else {})},
         **timed, **base)
     return Evaluation(m, built)
 

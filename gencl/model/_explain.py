@@ -15,6 +15,7 @@ from gencl.model._params import ModelParams
 from gencl.model._predict import Prediction, predict, with_refill_counts
 from gencl.model._registers import with_build_log
 from gencl.model._schedule import with_sass
+from gencl.model._vector_rate import with_isa
 from gencl.model._stats import KernelStats, variant_stats
 
 
@@ -101,37 +102,49 @@ def predict_points(spec: Any, points: Sequence[Mapping[str, Any]],
                    sizes: Sequence[Mapping[str, int]], params: ModelParams, *,
                    workers: int | None = None, progress: Any = None,
                    build_logs: Sequence[str | None] | None = None,
-                   sass: Sequence[Mapping[str, Any] | None] | None = None
+                   built: Sequence[Mapping[str, Any] | None] | None = None
                    ) -> list[Prediction | None]:
     """Predictions for many points (None where loopy cannot count a point), stats in parallel;
     *progress* is called with the number of points counted so far. *build_logs* (one per point,
     where they were built: a Measurement's ``build_log``) give the compiler's registers and
-    spills in place of the estimate (``gencl.model._registers.with_build_log``), and *sass*
-    (a Measurement's ``extra["sass"]``) the load rounds ptxas scheduled
-    (``gencl.model._schedule.with_sass``)."""
+    spills in place of the estimate (``gencl.model._registers.with_build_log``), and *built*
+    (``built_facts``: what the build's code was counted to hold) the load rounds ptxas
+    scheduled (``gencl.model._schedule.with_sass``) and whether a CPU runtime ran the items as
+    lanes (``gencl.model._vector_rate.with_isa``)."""
     stats = points_stats(spec, points, sizes, params, workers=workers, progress=progress)
-    return predict_from_stats(spec, points, sizes, stats, params, build_logs, sass)
+    return predict_from_stats(spec, points, sizes, stats, params, build_logs, built)
 
 
 def predict_from_stats(spec: Any, points: Sequence[Mapping[str, Any]],
                        sizes: Sequence[Mapping[str, int]], stats: Sequence[KernelStats | str],
                        params: ModelParams, build_logs: Sequence[str | None] | None = None,
-                       sass: Sequence[Mapping[str, Any] | None] | None = None
+                       built: Sequence[Mapping[str, Any] | None] | None = None
                        ) -> list[Prediction | None]:
     """Predictions from counted statistics (``points_stats``), with the build logs' registers
-    and the SASS's load rounds where given; None where a point could not be counted."""
+    and what the builds' code was counted to hold (``built_facts``) where given; None where a
+    point could not be counted."""
     logs = build_logs or [None] * len(points)
-    counted = sass or [None] * len(points)
-    return [predict_variant(spec, p, z, with_sass(with_build_log(s, log), rounds), params)
+    facts = built or [None] * len(points)
+    return [predict_variant(spec, p, z, with_built_code(with_build_log(s, log), code), params)
             if isinstance(s, KernelStats) else None
-            for p, z, s, log, rounds in zip(points, sizes, stats, logs, counted)]
+            for p, z, s, log, code in zip(points, sizes, stats, logs, facts)]
+
+
+def with_built_code(stats: KernelStats, facts: Mapping[str, Any] | None) -> KernelStats:
+    """*stats* with what the build's code was counted to hold (``built_facts``): NVIDIA's SASS
+    load rounds, a CPU runtime's work-group machine code."""
+    facts = facts or {}
+    return with_isa(with_sass(stats, facts.get("sass")), facts.get("isa"))
 
 
 def built_facts(records: Sequence[Mapping[str, Any]]
                 ) -> tuple[list[str | None], list[Mapping[str, Any] | None]]:
-    """What each record's build told: its build log and its SASS counts (None where absent)."""
+    """What each record's build told: its build log, and what its code was counted to hold
+    (``extra["sass"]``: NVIDIA's SASS; ``extra["isa"]``: a CPU runtime's work-group function),
+    None where neither was counted."""
+    extras = [r.get("extra") or {} for r in records]
     return ([r.get("build_log") for r in records],
-            [(r.get("extra") or {}).get("sass") for r in records])
+            [{k: e[k] for k in ("sass", "isa") if e.get(k)} or None for e in extras])
 
 
 def points_stats(spec: Any, points: Sequence[Mapping[str, Any]],
@@ -305,9 +318,9 @@ def cache_accuracy(spec: Any, results: Sequence[Mapping[str, Any]], params: Mode
 
     records, outside = space_records(spec, results)
     ok = [r for r in records if r.get("status") == "ok" and r.get("median_s")]
-    logs, sass = built_facts(ok)
+    logs, built = built_facts(ok)
     preds = predict_points(spec, [r["point"] for r in ok], [r["sizes"] for r in ok], params,
-                           workers=workers, build_logs=logs, sass=sass)
+                           workers=workers, build_logs=logs, built=built)
     rows = [AccuracyRow(r["point"], p.time_per_sweep_s, float(time_per_sweep(spec, r) or 0.0),
                         p.bottleneck)
             for r, p in zip(ok, preds) if p]

@@ -120,6 +120,11 @@ class ModelParams:
     # True where the scalar chains ran faster than a core issues scalar multiply-adds, i.e. the
     # runtime did vectorize them across items
     barriers_serialize_items: bool = False
+    # instructions per second, all compute units, of work items run one at a time (no item a
+    # lane): what a variant whose build left its items unvectorized issues at, on a runtime
+    # whose chains were vectorized across items (_predict.item_issue_time); nominal: two a
+    # cycle a compute unit; 0: no such figure (a GPU)
+    item_issue_per_s: float = 0.0
     # the compiler unrolls a tile's fetch loop, a block's loads issued together
     # (_stats._fetch_unrolled_rounds: NVIDIA's ptxas, read from its SASS); taken for any GPU,
     # the only GPU compiler gencl has met. A CPU runtime's loop is priced a round a pass
@@ -251,6 +256,11 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
     item_floor = get("item_floor_s", 0.0, accept=lambda v: v >= 0) if is_gpu else 0.0
     if not is_gpu:
         sources["item_floor_s"] = "n/a"
+    # one item's issue rate: a CPU runtime's items run one at a time where its build did not
+    # vectorize them (nominal: two instructions a cycle a compute unit); a GPU's never do
+    item_issue = get("item_issue_per_s", 2.0 * clock * max(cus, 1)) if not is_gpu else 0.0
+    if is_gpu:
+        sources["item_issue_per_s"] = "n/a"
     int_rate = rate("int_peak_ops", sp / 2)
     return ModelParams(
         device=str(summary.get("device") or device.get("name") or "unknown"),
@@ -323,6 +333,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         lane_issue_per_s=sp / 2 if is_gpu else 0.0,
         barriers_serialize_items=not is_gpu and sp / (clock * max(cus, 1))
         > SCALAR_FLOPS_PER_CYCLE,
+        item_issue_per_s=item_issue,
         footprint_bandwidths=tuple(steps),
         gather_rates=tuple(gather_rates),
         round_times=tuple(round_times),
@@ -342,7 +353,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
 #: numbers are nominal)
 TERM_SOURCES: dict[str, tuple[str, ...]] = {
     "compute": ("sp_madd_peak_flops", "dp_peak_flops", "int_peak_ops", "native_sf_peak_ops",
-                "sp_ridge_work_items", "registers_per_block"),
+                "sp_ridge_work_items", "registers_per_block", "item_issue_per_s"),
     "memory_bandwidth": ("copy_bw_Bps", "cache_levels"),
     "l2_bandwidth": ("l2_line_requests_per_s", "l2_sectors_per_s", "l2_read_bw_Bps"),
     # (not store_requests_per_s: without it wide stores are priced as other requests, no

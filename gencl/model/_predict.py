@@ -257,6 +257,24 @@ def issue_time(stats: KernelStats, p: ModelParams) -> float:
     return (lanes + sum(access_instructions(a, p) for a in stats.accesses)) / p.lane_issue_per_s
 
 
+def item_issue_time(stats: KernelStats, p: ModelParams) -> float:
+    """Seconds a CPU runtime takes to issue a variant's items one at a time, where the machine
+    code of its work-group function shows they were not lanes of packed instructions
+    (``_vector_rate.with_isa``: a work-group narrower than the vector loop's step, a ``floatN``
+    assembled lane by lane): every operation loopy counts and every memory access (one per
+    ``lane_access_bytes`` chunk, a lane-by-lane access one a lane) one instruction, at
+    ``item_issue_per_s``. 0 without the counts, on a runtime whose chains were not vectorized
+    across items either (their scalar rate is already one item's), or for vector-typed code
+    (priced at the vector chains' rate: ``compute_time``). On the EPYC's Jacobi slice those
+    variants issue 1.3–2.1 instructions a cycle a core (docs/tuning.md, "What PoCL compiled for
+    the EPYC's Jacobi slice")."""
+    if stats.extra.get("items_as_lanes", True) or vectorized(stats) \
+            or not p.barriers_serialize_items or not p.item_issue_per_s:
+        return 0.0
+    lanes = sum(n for ops in _ops_by_dtype(stats).values() for n in ops.values())
+    return (lanes + sum(access_instructions(a, p) for a in stats.accesses)) / p.item_issue_per_s
+
+
 def access_instructions(a: Access, p: ModelParams) -> float:
     """Lane instructions of one access site per launch: loopy counts its elements; a whole
     vector moves in chunks of at most ``lane_access_bytes``, a lane-by-lane access one a lane."""
@@ -821,6 +839,11 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         0.0, p.barrier_group_s + p.barrier_item_s * stats.group_size) / p.compute_units
     divergence = 1.0 - 0.5 * stats.divergent_fraction
     t_compute /= divergence
+    # items a CPU runtime's build left unvectorized issue one at a time (item_issue_time): no
+    # lanes to fill below the ridge or to lose to divergence; a barrier's serialization is that
+    # too, so the larger of the two. As lanes, the items would compute in t_compute / serial
+    t_lanes = t_compute / serial
+    t_compute = max(t_compute, item_issue_time(stats, p) if not traffic else 0.0)
     exponent = p.overlap_vector_exponent if vectorized(stats) else p.overlap_scalar_exponent
 
     def combined(t_ops: float, t_dram: float, t_fill: float, t_requests: float,
@@ -843,8 +866,9 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     body = combined(t_compute, t_bw, t_l2, t_req, t_lat, t_local)
     # the same without the misses: the first_level_reuse criterion's speedup
     hit_all = combined(t_compute, t_bw, t_l2, t_req - t_miss, t_lat, t_local) if t_miss else body
-    # the items run in lockstep again (no barrier serializing them): item_serialization
-    lockstep = combined(t_compute / serial, t_bw, t_l2, t_req, t_lat, t_local) if serial > 1.0 \
+    # the items run as lanes again (no barrier serializing them, a build that vectorized
+    # them): item_serialization
+    lockstep = combined(t_lanes, t_bw, t_l2, t_req, t_lat, t_local) if t_compute > t_lanes \
         else body
     # DRAM bytes were every re-read a cache hit: the dram_reuse criterion
     reuse = min(1.0, held / dram) if dram else 1.0
@@ -884,7 +908,8 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
                          (local_eff, 1.0 / local_occupancy_factor(stats, p, conc)),
                          (hits, body / max(hit_all, 1e-30), gap_misses > lane_misses),
                          (reuse, body / max(all_held, 1e-30)),
-                         (1.0 / serial, body / max(lockstep, 1e-30)),
+                         (t_lanes / t_compute if t_compute else 1.0,
+                          body / max(lockstep, 1e-30)),
                          (min(1.0, t_bw / t_l2) if t_l2 else 1.0, body / max(no_halo, 1e-30)),
                          t_tail, t_reload, t_updates, (t_items, body + added))
     counts = {"first_level_requests": requests, "retouch_hit_share": hits,
@@ -1005,13 +1030,16 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
                   "every work-group fetches its halo (neighbour rows, a 3-D item's neighbour "
                   "planes) from the next level again: stream the outer axis through registers, "
                   "or make the groups larger along the axes the stencil reaches furthest"),
-        # not one of seed 001's: the share of the SIMD lanes a barrier kernel's items fill on a
-        # CPU runtime that runs them one at a time across barriers (serial_lanes); the speedup
-        # is the model's time with its arithmetic vectorized again
+        # not one of seed 001's: the share of the time the arithmetic would take were the items
+        # lanes, on a CPU runtime that runs them one at a time across barriers (serial_lanes)
+        # or whose build did not vectorize them (item_issue_time); the speedup is the model's
+        # time with its arithmetic vectorized again
         Criterion("item_serialization", serialization[0], serialization[1],
-                  "work-group barriers make this CPU runtime run the items one at a time: drop "
-                  "the local tile or the barrier-synchronized temporal scheme (the strip scheme "
-                  "needs none)"),
+                  "this CPU runtime runs the items one at a time: work-group barriers (drop the "
+                  "local tile or the barrier-synchronized temporal scheme; the strip scheme "
+                  "needs none), or a build that did not vectorize the work-group's loop (a "
+                  "work-group narrower than its vector step, a vector assembled lane by lane: "
+                  "a wider work-group, whole-vector accesses)"),
         Criterion("throughput_occupancy", occupancy, sp(occupancy, compute_share + mem_share),
                   "too few work items per compute unit to pass the ridge point: more or "
                   "larger work-groups, less work per item"),

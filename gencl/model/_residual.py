@@ -231,8 +231,8 @@ def build_table(spaces: Sequence[str | os.PathLike[str]], params: ModelParams,
         ok = [r for r in records if r.get("status") == "ok" and r.get("median_s")]
         points, sizes = [r["point"] for r in ok], [r["sizes"] for r in ok]
         stats = points_stats(spec, points, sizes, params, workers=workers)
-        logs, sass = built_facts(ok)
-        preds = predict_from_stats(spec, points, sizes, stats, params, logs, sass)
+        logs, code = built_facts(ok)
+        preds = predict_from_stats(spec, points, sizes, stats, params, logs, code)
         measured = [float(time_per_sweep(spec, r) or 0.0) for r in ok]
         rows += table_rows(spec.name, preds, stats, measured, params)
         if progress:

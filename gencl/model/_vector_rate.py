@@ -7,9 +7,19 @@ chains one lane at a time and floatN chains across its SIMD units, several times
 moves whole vectors, not lane by lane) is priced by the vector figure (``sp_madd_peak_flops``,
 ``dp_peak_flops``, ``int_peak_ops``: the chains' peak), the others by the scalar one
 (``*_scalar_peak_*``).
+
+Both figures are of chains a runtime vectorized across work items (PoCL's work-group loop, one
+item a lane). Where the build's machine code shows it did not do so for a variant (a work-group
+narrower than the vector loop's step, a ``floatN`` assembled lane by lane: ``with_isa``, from a
+Measurement's ``extra["isa"]``, ``gencl.measure._isa``), the items run one at a time and its
+code is priced by what one item issues (``_predict.item_issue_time``).
 """
 
 from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 from gencl.model._params import ModelParams
 from gencl.model._stats import KernelStats
@@ -30,3 +40,26 @@ def op_rate(key: str, p: ModelParams, vector: bool = False) -> float:
     if dtype.startswith(("int", "uint")):
         return p.int_vector_ops if vector and p.int_vector_ops else p.int_ops
     return (p.sp_vector_flops if vector and p.sp_vector_flops else p.sp_flops) / 2
+
+
+def vectorized_across_items(isa: Mapping[str, Any], access_bits: int) -> bool:
+    """Whether the runtime ran the work-group's items as lanes of packed instructions, by the
+    counts of its work-group function (``gencl.measure._isa``): the code moves packed vectors
+    wider than the widest vector an item's code holds (*access_bits*: a ``float4`` item's own
+    128-bit vectors are not a loop over items vectorized)."""
+    return bool(isa.get("packed_moves")) and int(isa.get("widest_vector_bits") or 0) > access_bits
+
+
+def with_isa(stats: KernelStats, isa: Mapping[str, Any] | None) -> KernelStats:
+    """*stats* with whether the CPU runtime ran the work-group's items as lanes of packed
+    instructions (``extra["items_as_lanes"]``), from the counts of its work-group function (a
+    Measurement's ``extra["isa"]``): packed moves wider than the widest vector an item's code
+    holds (a ``float4`` item's own 128-bit moves are not the items vectorized); unchanged
+    without counts."""
+    if not isa:
+        return stats
+    bits = max((a.itemsize * 8 * a.vec_width for a in stats.accesses if a.space == "global"),
+               default=32)
+    return dataclasses.replace(stats, extra={**stats.extra,
+                                             "items_as_lanes": vectorized_across_items(isa, bits)})
+

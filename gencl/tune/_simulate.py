@@ -106,12 +106,13 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
 
     points, sizes = [r["point"] for r in records], [r["sizes"] for r in records]
     stats = points_stats(spec, points, sizes, params, workers=workers)
-    logs, sass = built_facts(records)
+    logs, code = built_facts(records)
     built = sum(registers_from_build_log(log or "") is not None for log in logs)
-    counted = sum(s is not None for s in sass)
+    counted = sum(c is not None and "sass" in c for c in code)
+    isa = sum(c is not None and "isa" in c for c in code)
     before = predict_from_stats(spec, points, sizes, stats, params)
-    after = predict_from_stats(spec, points, sizes, stats, params, logs, sass) \
-        if built or counted else before
+    after = predict_from_stats(spec, points, sizes, stats, params, logs, code) \
+        if built or counted or isa else before
 
     def scored(preds: Sequence[Any]) -> list[AccuracyRow]:
         # per sweep, both sides: a launch of k sweeps is compared as k sweeps
@@ -134,7 +135,7 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
                                      [r.measured_s for r in ok], known=known, seeds=seeds) \
         if known >= 3 else None
     prebuild = None
-    if built or counted:
+    if built or counted or isa:
         rows = scored(before)
         pre = accuracy([r.predicted_s for r in rows], [r.measured_s for r in rows])
         prebuild = {"spearman": pre.spearman, "within_15pct": pre.within_15pct,
@@ -164,6 +165,9 @@ def model_summary(spec: Any, records: Sequence[Mapping[str, Any]], params: Any, 
         # records whose SASS was counted at build time (gencl.measure._sass): the load rounds
         # ptxas scheduled
         "model_sass_counts": counted,
+        # records whose CPU work-group function was counted (gencl.measure._isa): whether the
+        # runtime ran the items as lanes
+        "model_isa_counts": isa,
         "model_before_build": prebuild,
         # the same model corrected by a few measured variants, scored on the others
         "model_calibrated": calibrated,
