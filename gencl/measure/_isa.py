@@ -7,7 +7,7 @@ run one at a time (a work-group narrower than the vector loop's step, a kernel t
 ``floatN`` lane by lane); where it vectorizes with gathers, each lane's load is an element of a
 gather. On the 2-core EPYC that decides a Jacobi variant's time more than anything loopy counts
 (docs/tuning.md, "What PoCL compiled for the EPYC's Jacobi slice"): the variants it ran one item
-at a time measure 1.6–2.8× their price.
+at a time measured 1.6–2.9× the price the model gave them as lanes.
 
 PoCL compiles a work-group function for each local size at its first launch into its kernel
 cache, in the program's folder there (``<cache>/<XY>/<hash>/<kernel>/<x>-<y>-<z>-goffs0…/
@@ -18,10 +18,10 @@ holds the functions the folder had when the program was built, each an entry nam
 ELF). ``work_group_isa`` takes the function of a kernel and local size from the binary or from
 the folder it names, and counts its instructions with ``objdump -d`` (binutils; None without it,
 or where neither holds the function: another runtime, PoCL's kernel cache turned off, a format
-PoCL changed). The counts are static (every path the code holds:
-the vectorized loop, its remainder, the boundary cases), so they say which kinds of code the
-runtime emitted, not how often each runs. Stored in each Measurement (``extra["isa"]``) as the
-build log and NVIDIA's SASS counts are, and read by the model (``gencl.model._predict``).
+PoCL changed). The counts are static (every path the code holds: the vectorized loop, its
+remainder, the boundary cases), so they say which kinds of code the runtime emitted, not how
+often each runs. Stored in each Measurement (``extra["isa"]``) as the build log and NVIDIA's
+SASS counts are, and read by the model (``gencl.model._vector_rate.with_isa``).
 """
 
 from __future__ import annotations
@@ -38,10 +38,14 @@ from typing import Any
 
 #: objdump -d --no-show-raw-insn: "  4011a0:\tvmovups (%rdi),%zmm0"
 INSTRUCTION = re.compile(r"^\s*[0-9a-f]+:\t(\S+)\s*(.*)$")
-#: whole vectors of floats or doubles moved at once (the loop's loads and stores, vectorized)
+#: whole vectors moved at once (a vectorized loop's loads and stores, but also PoCL's copies of
+#: its work-group context, 128-bit, in code whose items run one at a time)
 PACKED_MOVES = frozenset(("vmovups", "vmovaps", "movups", "movaps", "vmovupd", "vmovapd",
                           "movupd", "movapd"))
 SCALAR_MOVES = frozenset(("vmovss", "movss", "vmovsd", "movsd"))
+#: arithmetic on packed floats or doubles (``vaddps``, ``vfmadd231ps``, ``mulpd``): the lanes
+#: of a vectorized loop, or of an item's own ``floatN``
+PACKED_ARITHMETIC = re.compile(r"^v?(add|sub|mul|div|min|max|sqrt|fn?m(add|sub)\d*)p[sd]$")
 #: a work-group function's entry in PoCL's program binary
 ENTRY = re.compile(rb"/([A-Za-z_]\w*)/(\d+)-(\d+)-(\d+)-goffs0[\w-]*/\1\.so")
 #: the program's folder in PoCL's kernel cache, as its binary names it
@@ -51,20 +55,26 @@ PROGRAM_FOLDER = re.compile(rb"(?<![A-Za-z])([A-Z]{2}/[A-Z]{20,})(?![A-Za-z])")
 def count_instructions(disassembly: str) -> dict[str, int]:
     """Counts of the instructions in ``objdump -d --no-show-raw-insn`` text: all of them, those
     naming a zmm / ymm / xmm register (each at its widest), packed and scalar floating-point
-    moves, gathers and scatters."""
+    moves, gathers and scatters, arithmetic on packed floating-point values and the widest
+    register it names (``packed_arithmetic_bits``)."""
     counts = collections.Counter(dict.fromkeys(
         ("instructions", "zmm", "ymm", "xmm", "packed_moves", "scalar_moves", "gathers",
-         "scatters"), 0))
+         "scatters", "packed_arithmetic", "packed_arithmetic_bits"), 0))
     for line in disassembly.splitlines():
         match = INSTRUCTION.match(line)
         if not match:
             continue
         mnemonic, operands = match.groups()
         counts["instructions"] += 1
-        for width in ("zmm", "ymm", "xmm"):
+        bits = 0
+        for width, wide in (("zmm", 512), ("ymm", 256), ("xmm", 128)):
             if f"%{width}" in operands:
                 counts[width] += 1
+                bits = wide
                 break
+        if PACKED_ARITHMETIC.match(mnemonic):
+            counts["packed_arithmetic"] += 1
+            counts["packed_arithmetic_bits"] = max(counts["packed_arithmetic_bits"], bits)
         counts["packed_moves"] += mnemonic in PACKED_MOVES
         counts["scalar_moves"] += mnemonic in SCALAR_MOVES
         counts["gathers"] += "gather" in mnemonic

@@ -44,18 +44,17 @@ def op_rate(key: str, p: ModelParams, vector: bool = False) -> float:
 
 def vectorized_across_items(isa: Mapping[str, Any], access_bits: int) -> bool:
     """Whether the runtime ran the work-group's items as lanes of packed instructions, by the
-    counts of its work-group function (``gencl.measure._isa``): the code moves packed vectors
-    wider than the widest vector an item's code holds (*access_bits*: a ``float4`` item's own
-    128-bit vectors are not a loop over items vectorized)."""
-    return bool(isa.get("packed_moves")) and int(isa.get("widest_vector_bits") or 0) > access_bits
+    counts of its work-group function (``gencl.measure._isa``): the code does arithmetic on
+    packed vectors wider than the widest vector an item's code holds (*access_bits*: a
+    ``float4`` item's own 128-bit vectors are not a loop over items vectorized; packed moves
+    alone are not either: PoCL copies its work-group context with them)."""
+    return int(isa.get("packed_arithmetic_bits") or 0) > access_bits
 
 
 def with_isa(stats: KernelStats, isa: Mapping[str, Any] | None) -> KernelStats:
     """*stats* with whether the CPU runtime ran the work-group's items as lanes of packed
-    instructions (``extra["items_as_lanes"]``), from the counts of its work-group function (a
-    Measurement's ``extra["isa"]``): packed moves wider than the widest vector an item's code
-    holds (a ``float4`` item's own 128-bit moves are not the items vectorized); unchanged
-    without counts."""
+    instructions (``extra["items_as_lanes"]``, ``vectorized_across_items``), from the counts of
+    its work-group function (a Measurement's ``extra["isa"]``); unchanged without counts."""
     if not isa:
         return stats
     bits = max((a.itemsize * 8 * a.vec_width for a in stats.accesses if a.space == "global"),

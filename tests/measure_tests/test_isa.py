@@ -34,7 +34,11 @@ Disassembly of section .text:
 def test_counts_follow_the_instructions_named():
     counts = count_instructions(DISASSEMBLY)
     assert counts == {"instructions": 7, "zmm": 3, "ymm": 1, "xmm": 1, "packed_moves": 1,
-                      "scalar_moves": 1, "gathers": 1, "scatters": 1}
+                      "scalar_moves": 1, "gathers": 1, "scatters": 1, "packed_arithmetic": 1,
+                      "packed_arithmetic_bits": 256}
+    # scalar arithmetic and packed moves alone are no packed arithmetic
+    scalar = count_instructions("    10:\tvaddss %xmm0,%xmm1,%xmm2\n    14:\tvmovups %xmm0,(%rdi)\n")
+    assert scalar["packed_arithmetic"] == 0 and scalar["packed_arithmetic_bits"] == 0
     assert widest_vector_bits(counts) == 512
     assert widest_vector_bits({**counts, "zmm": 0}) == 256
     assert widest_vector_bits({"xmm": 0, "ymm": 0, "zmm": 0}) == 0
@@ -83,7 +87,8 @@ def test_a_measurement_on_pocl_records_its_work_group_code(engine):
     assert m.status == "ok"
     isa = m.extra["isa"]
     assert isa["instructions"] > 20 and isa["widest_vector_bits"] >= 128
-    assert set(isa) >= {"packed_moves", "scalar_moves", "gathers", "scatters"}
+    assert set(isa) >= {"packed_moves", "scalar_moves", "gathers", "scatters",
+                        "packed_arithmetic", "packed_arithmetic_bits"}
     assert np.isfinite(m.median_s)
 
 

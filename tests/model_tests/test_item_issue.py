@@ -33,11 +33,13 @@ def _stats(width: int = 1, per_lane: bool = False) -> KernelStats:
                        0.0, 0.0, local_size=(64,))
 
 
-#: counts of a work-group function whose items were lanes (256-bit packed moves) and of one
-#: whose were not (scalar moves; a float4 item's own 128-bit vectors)
+#: counts of a work-group function whose items were lanes (256-bit packed arithmetic) and of
+#: one whose were not (scalar arithmetic; 128-bit packed moves: PoCL's copies of its context)
 LANES = {"instructions": 500, "zmm": 0, "ymm": 300, "xmm": 50, "packed_moves": 80,
-         "scalar_moves": 10, "gathers": 0, "scatters": 0, "widest_vector_bits": 256}
-SCALAR = {**LANES, "ymm": 0, "packed_moves": 0, "scalar_moves": 90, "widest_vector_bits": 128}
+         "scalar_moves": 10, "gathers": 0, "scatters": 0, "packed_arithmetic": 60,
+         "packed_arithmetic_bits": 256, "widest_vector_bits": 256}
+SCALAR = {**LANES, "ymm": 0, "packed_moves": 9, "scalar_moves": 90, "packed_arithmetic": 0,
+          "packed_arithmetic_bits": 0, "widest_vector_bits": 128}
 
 
 def test_items_are_lanes_only_where_packed_moves_are_wider_than_an_items_vector():
