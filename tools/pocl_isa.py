@@ -23,11 +23,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gencl._json import dumps_json
 from gencl.api import load
 from gencl.generate import generate
 from gencl.measure import OpenCLEngine
 from gencl.measure._isa import work_group_isa
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sass_space  # noqa: E402 -- the tool beside this one: its atomic rewrite of a space file
 
 
 def _value(expr: Any, sizes: Mapping[str, int]) -> int:
@@ -99,11 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         spec = load(data["spec"])
         outcomes = [counted(engine, spec, r) for r in data["results"]
                     if r.get("status") == "ok"]
-        tmp = path.with_suffix(".isa.tmp")
-        tmp.write_text(dumps_json(data, indent=1))
-        tmp.replace(path)
-        tally = {o: outcomes.count(o) for o in sorted(set(outcomes))}
-        print(f"{path}: {tally} ({time.perf_counter() - start:.0f} s)", flush=True)
+        sass_space.rewrite(path, data, outcomes, start)
     return 0
 
 

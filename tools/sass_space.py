@@ -67,12 +67,18 @@ def main(argv: list[str] | None = None) -> int:
         with ThreadPoolExecutor(opts.workers) as pool:
             outcomes = list(pool.map(lambda pair: counted(engine, *pair),
                                      zip(records, variants)))
-        tmp = path.with_suffix(".sass.tmp")
-        tmp.write_text(dumps_json(data, indent=1))
-        tmp.replace(path)
-        tally = {o: outcomes.count(o) for o in sorted(set(outcomes))}
-        print(f"{path}: {tally} ({time.perf_counter() - start:.0f} s)", flush=True)
+        rewrite(path, data, outcomes, start)
     return 0
+
+
+def rewrite(path: Path, data: dict[str, Any], outcomes: list[str], start: float) -> None:
+    """Write the space *data* back to *path* in place (atomically) and print what happened to its
+    records (*outcomes*: one word each) and the seconds since *start*."""
+    tmp = path.with_suffix(".counted.tmp")
+    tmp.write_text(dumps_json(data, indent=1))
+    tmp.replace(path)
+    tally = {o: outcomes.count(o) for o in sorted(set(outcomes))}
+    print(f"{path}: {tally} ({time.perf_counter() - start:.0f} s)", flush=True)
 
 
 if __name__ == "__main__":
