@@ -37,7 +37,8 @@ def test_counts_follow_the_instructions_named():
                       "scalar_moves": 1, "gathers": 1, "scatters": 1, "packed_arithmetic": 1,
                       "packed_arithmetic_bits": 256}
     # scalar arithmetic and packed moves alone are no packed arithmetic
-    scalar = count_instructions("    10:\tvaddss %xmm0,%xmm1,%xmm2\n    14:\tvmovups %xmm0,(%rdi)\n")
+    scalar = count_instructions("    10:\tvaddss %xmm0,%xmm1,%xmm2\n"
+                                "    14:\tvmovups %xmm0,(%rdi)\n")
     assert scalar["packed_arithmetic"] == 0 and scalar["packed_arithmetic_bits"] == 0
     assert widest_vector_bits(counts) == 512
     assert widest_vector_bits({**counts, "zmm": 0}) == 256
