@@ -26,16 +26,11 @@ from typing import Any
 from gencl.api import load
 from gencl.generate import generate
 from gencl.measure import OpenCLEngine
+from gencl.measure._engine import evaluate
 from gencl.measure._isa import work_group_isa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sass_space  # noqa: E402 -- the tool beside this one: its atomic rewrite of a space file
-
-
-def _value(expr: Any, sizes: Mapping[str, int]) -> int:
-    import pymbolic
-
-    return int(pymbolic.evaluate(pymbolic.parse(str(expr)), dict(sizes)))
 
 
 def launched_isa(engine: OpenCLEngine, variant: Any, sizes: Mapping[str, int]
@@ -49,15 +44,15 @@ def launched_isa(engine: OpenCLEngine, variant: Any, sizes: Mapping[str, int]
     args: list[Any] = []
     for arg in variant.args:
         itemsize = np.dtype(arg.dtype).itemsize
-        count = int(np.prod([_value(s, sizes) for s in arg.shape])) if arg.shape else 0
+        count = int(np.prod([evaluate(str(s), sizes) for s in arg.shape])) if arg.shape else 0
         if arg.kind == "local":
             args.append(cl.LocalMemory(count * itemsize))
         elif arg.kind == "global":
             args.append(cl.Buffer(engine.ctx, cl.mem_flags.READ_WRITE, max(count, 1) * itemsize))
         else:
             args.append(np.dtype(arg.dtype).type(sizes.get(arg.name, 1)))
-    local = [_value(e, sizes) for e in variant.local_size]
-    built.kernel(engine.queue, [_value(e, sizes) for e in variant.global_size], local,
+    local = [evaluate(str(e), sizes) for e in variant.local_size]
+    built.kernel(engine.queue, [evaluate(str(e), sizes) for e in variant.global_size], local,
                  *args).wait()
     return work_group_isa(built.binary, variant.kernel_name, local)
 

@@ -139,11 +139,15 @@ def work_group_isa(binary: bytes, kernel: str, local_size: Sequence[int], *,
     objdump = shutil.which("objdump")
     if elf is None or objdump is None:
         return None
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"{kernel}.so"
-        path.write_bytes(elf)
-        done = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(path)],
-                              capture_output=True, text=True, timeout=60)
+    # a count the measurement can go without: nothing here may fail the variant
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / f"{kernel}.so"
+            path.write_bytes(elf)
+            done = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(path)],
+                                  capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
     if done.returncode != 0:
         return None
     counts = count_instructions(done.stdout)

@@ -253,8 +253,14 @@ def issue_time(stats: KernelStats, p: ModelParams) -> float:
     leaves out that every type and the memory instructions share the same schedulers."""
     if not p.lane_issue_per_s:
         return 0.0
+    return issued_instructions(stats, p) / p.lane_issue_per_s
+
+
+def issued_instructions(stats: KernelStats, p: ModelParams) -> float:
+    """Lane instructions of one launch as the issue bounds count them: every operation loopy
+    counts (a multiply feeding an add one) and every access (``access_instructions``)."""
     lanes = sum(n for ops in _ops_by_dtype(stats).values() for n in ops.values())
-    return (lanes + sum(access_instructions(a, p) for a in stats.accesses)) / p.lane_issue_per_s
+    return lanes + sum(access_instructions(a, p) for a in stats.accesses)
 
 
 def item_issue_time(stats: KernelStats, p: ModelParams) -> float:
@@ -271,8 +277,7 @@ def item_issue_time(stats: KernelStats, p: ModelParams) -> float:
     if stats.extra.get("items_as_lanes", True) or vectorized(stats) \
             or not p.barriers_serialize_items or not p.item_issue_per_s:
         return 0.0
-    lanes = sum(n for ops in _ops_by_dtype(stats).values() for n in ops.values())
-    return (lanes + sum(access_instructions(a, p) for a in stats.accesses)) / p.item_issue_per_s
+    return issued_instructions(stats, p) / p.item_issue_per_s
 
 
 def access_instructions(a: Access, p: ModelParams) -> float:
