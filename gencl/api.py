@@ -75,7 +75,8 @@ def space(spec: str | os.PathLike[str] | BenchmarkSpec, **options: Any) -> Space
     """Measure a tuning kernel's space on a device, with its peers, roofline and report.
 
     Options are ``gencl.space.run_space``'s: ``device``, ``fixed`` (axes held), ``variant``,
-    ``sizes``, ``quick``, ``shard``, ``sample``, ``repeats``, ``peers``, ``out``, ``log``.
+    ``sizes``, ``quick``, ``shard``, ``sample``, ``repeats``, ``rounds``, ``peers``, ``out``,
+    ``log``.
     Returns a SpaceRun: ``.summary`` (summary.json), ``.out``, ``.results``.
     """
     from gencl.space import run_space

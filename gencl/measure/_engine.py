@@ -374,7 +374,8 @@ class OpenCLEngine(Engine):
         self.queue.finish()
         return out
 
-    def _sample(self, built: Built, bound: Bound, launches: int) -> float:
+    def sample(self, built: Built, bound: Bound, launches: int) -> float:
+        """One sample: *launches* back-to-back launches, first START to last END, per launch."""
         events = [self._launch(built, bound, k) for k in range(launches)]
         self._wait(events[-1], self.timeout_s * max(1, launches))
         return (events[-1].profile.end - events[0].profile.start) * 1e-9 / launches
@@ -384,7 +385,7 @@ class OpenCLEngine(Engine):
         interval is within ``stop_rel_ci`` of it, when the engine was given one."""
         samples: list[float] = []
         for _ in range(repeats):
-            samples.append(self._sample(built, bound, launches))
+            samples.append(self.sample(built, bound, launches))
             if self.stop_rel_ci is not None and len(samples) >= self.min_repeats and \
                     summarize(samples).median_relative_ci95 <= self.stop_rel_ci:
                 break

@@ -245,6 +245,10 @@ class SharedInputs:
     def rotation_copies(self) -> int:
         return 1
 
+    def buffers(self) -> list[Any]:
+        """The device buffers held for the current layout."""
+        return list(self._buffers.values())
+
     def release(self) -> None:
         for buf in self._buffers.values():
             buf.release()

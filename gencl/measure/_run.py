@@ -271,6 +271,17 @@ class ResultsFile:
     def add(self, measurement: Measurement) -> None:
         record = measurement.to_json()
         self.results.append(record)
+        self._stream(record)
+
+    def replace(self, measurement: Measurement) -> None:
+        """A record measured again (interleaved rounds) in place of its first: streamed after
+        it, so an interrupted run reads the later one (``read_partial``)."""
+        record = measurement.to_json()
+        self.results = [record if r["variant_id"] == record["variant_id"] else r
+                        for r in self.results]
+        self._stream(record)
+
+    def _stream(self, record: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not self.partial.exists()
         with self.partial.open("a") as f:
@@ -296,9 +307,10 @@ RUN_IDENTITY = ("spec", "quick", "size_overrides")
 
 def read_partial(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """(header, records) of a partial results stream: what an interrupted run measured. A line
-    cut off by the kill (the one being written) is skipped."""
+    cut off by the kill (the one being written) is skipped; a variant streamed twice (measured
+    again in interleaved rounds) is its later record, in its first one's place."""
     header: dict[str, Any] | None = None
-    records: list[dict[str, Any]] = []
+    records: dict[str, dict[str, Any]] = {}
     for line in path.read_text().splitlines():
         try:
             record = json.loads(line)
@@ -307,8 +319,8 @@ def read_partial(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]
         if isinstance(record, dict) and HEADER_KEY in record:
             header = record[HEADER_KEY]
         elif isinstance(record, dict):
-            records.append(record)
-    return header, records
+            records[str(record.get("variant_id"))] = record
+    return header, list(records.values())
 
 
 def run_identity(header: Mapping[str, Any]) -> dict[str, Any]:

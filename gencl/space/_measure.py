@@ -2,7 +2,8 @@
 
 What a space adds to ``gencl.measure``: the points (sharded, sampled with the named variants
 kept), resuming from a finished or partial file, builds in parallel chunks, and timing buffers
-shared by every variant of one buffer layout (``SharedInputs``).
+shared by every variant of one buffer layout (``SharedInputs``); on request, the measured
+variants timed again in interleaved rounds (``gencl.measure._rounds``).
 """
 
 from __future__ import annotations
@@ -120,8 +121,12 @@ def open_results(path: Path, header: dict[str, Any]) -> ResultsFile:
 
 def measure_space(spec: Any, engine: Any, points: Iterable[dict[str, Any]],
                   sizes_of: Callable[[dict[str, Any]], dict[str, int]], sink: ResultsFile, *,
-                  on_result: Callable[[Measurement], None] | None = None) -> int:
+                  on_result: Callable[[Measurement], None] | None = None, rounds: int = 0,
+                  log: Callable[[str], None] | None = None) -> int:
     """Measure every point not yet in *sink*; each result is streamed as soon as it exists.
+    With *rounds*, then every ok record of *sink* not yet timed in rounds (this call's and an
+    interrupted call's) is timed again in that many interleaved rounds (``retime_in_rounds``),
+    each streamed in place of its first record.
 
     Returns the number of points measured in this call.
     """
@@ -151,4 +156,26 @@ def measure_space(spec: Any, engine: Any, points: Iterable[dict[str, Any]],
                 on_result(m)
     finally:
         shared.release()
+    if rounds:
+        retime_space(spec, engine, sink, rounds, log=log)
     return count
+
+
+def retime_space(spec: Any, engine: Any, sink: ResultsFile, rounds: int, *,
+                 log: Callable[[str], None] | None = None) -> int:
+    """Every ok record of *sink* without rounds timed again in *rounds* interleaved rounds;
+    returns how many were."""
+    from gencl.measure._rounds import retime_in_rounds
+
+    first = [Measurement.from_json(r) for r in sink.results
+             if r.get("status") == "ok" and "rounds" not in (r.get("extra") or {})]
+    if not first:
+        return 0
+    variants = generate_many(spec, [m.point for m in first])
+    entries = [(v, m) for v, m in zip(variants, first)
+               if isinstance(v, Variant) and v.id == m.variant_id]
+    if log:
+        log(f"{spec.name}: {len(entries)} variants timed again in {rounds} interleaved rounds")
+    for m in retime_in_rounds(engine, spec, entries, rounds, log=log):
+        sink.replace(m)
+    return len(entries)

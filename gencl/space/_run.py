@@ -82,7 +82,7 @@ def run_space(spec: Any, *, device: str | int | None = None,
               fixed: Mapping[str, Any] | None = None, variant: str | None = None,
               sizes: Mapping[str, int] | None = None, quick: bool = False,
               shard: tuple[int, int] = (0, 1), sample: int | None = None, repeats: int = 25,
-              peers: str = "auto", out: str | Path | None = None,
+              rounds: int = 0, peers: str = "auto", out: str | Path | None = None,
               log: Callable[[str], None] | None = None) -> SpaceRun:
     """Measure a tuning kernel's space on a device, then its peers and report.
 
@@ -93,6 +93,9 @@ def run_space(spec: Any, *, device: str | int | None = None,
         quick: the spec's quick sizes; results go to ``out/`` unless *out* says otherwise.
         shard: (I, N): every N-th point from the I-th (machines splitting one space).
         sample: the named variants plus this many random points, not the whole slice.
+        rounds: then time every ok variant again in this many interleaved rounds (a machine
+            whose speed drifts: ``gencl.measure._rounds``); each variant's first measurement,
+            then only a correctness check and a launch count, takes one attempt.
         peers: ``auto`` (copy bandwidth and peers once the slice is complete), ``yes``,
             ``no``, ``only`` (no variants measured, peers and report again).
         out: folder (default ``bench_results/<device>/<spec>``, with *quick* ``out/…``).
@@ -110,7 +113,8 @@ def run_space(spec: Any, *, device: str | int | None = None,
     say = log or (lambda _: None)
     fixed = space_slice(spec, fixed, variant)
     shard = _shard_ok(shard)
-    engine = OpenCLEngine(device, repeats=repeats)
+    # with rounds the first measurement only verifies and sizes a sample: one attempt
+    engine = OpenCLEngine(device, repeats=repeats, max_attempts=1 if rounds else 3)
     overrides = dict(sizes or {})
 
     def sizes_of(point: dict[str, Any]) -> dict[str, int]:
@@ -141,7 +145,8 @@ def run_space(spec: Any, *, device: str | int | None = None,
 
         say(f"{spec.name}: {len(points)} points in this call (space on {engine.info.name}: "
             f"{len(full)}), sizes {run_sizes}, slice {fixed}")
-        measured = measure_space(spec, engine, points, sizes_of, sink, on_result=progress)
+        measured = measure_space(spec, engine, points, sizes_of, sink, on_result=progress,
+                                 rounds=rounds, log=say)
     # a folder may hold another slice's records too (a run adding boundary=padded to a folder
     # of boundary=branch): the file's header, summary and report name what all of them share
     held = shared_slice(fixed, sink.results)

@@ -27,6 +27,9 @@ def _cfg_space(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="small sizes (the spec's quick sizes)")
     p.add_argument("--repeats", type=positive_int, default=25,
                    help="samples per measurement (25)")
+    p.add_argument("--rounds", type=count_int, default=0,
+                   help="then time every variant again in R interleaved rounds, a new random "
+                   "order each round (a machine whose speed drifts: a VM, a shared host)")
     p.add_argument("--peers", choices=("auto", "yes", "no", "only"), default="auto",
                    help="copy bandwidth + peers: auto = once the space is complete")
     p.add_argument("--generate-only", action="store_true",
@@ -69,7 +72,8 @@ def cmd_space(args: argparse.Namespace) -> int:
         return 0
     run = api.space(args.spec, device=args.device, fixed=fixed, variant=args.variant,
                     sizes=parse_sizes(args.size), quick=args.quick, shard=_shard(args.shard),
-                    sample=args.sample, repeats=args.repeats, peers=args.peers, out=args.out,
+                    sample=args.sample, repeats=args.repeats, rounds=args.rounds,
+                    peers=args.peers, out=args.out,
                     log=lambda line: print(line, flush=True, file=sys.stderr))
     s = run.summary
     if args.json:

@@ -76,3 +76,19 @@ def test_gencl_run_with_other_sizes_refuses_the_file(tmp_path, capsys):
     assert main(run) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and str(path) in err and "size_overrides" in err
+
+
+def test_a_record_measured_again_replaces_its_first_even_when_interrupted(tmp_path):
+    """Interleaved rounds stream a variant's second record after its first: the file, read
+    whole or after a kill, holds the later one in the first one's place."""
+    path = tmp_path / "r.json"
+    sink = ResultsFile(path, HEADER)
+    sink.add(_measurement("a"))
+    sink.add(_measurement("b"))
+    sink.replace(_measurement("a", max_error=2.0))
+    resumed = ResultsFile(path, HEADER)             # killed before close
+    assert [(r["variant_id"], r["max_error"]) for r in resumed.results] == [("a", 2.0),
+                                                                             ("b", None)]
+    sink.close()
+    assert [(r["variant_id"], r["max_error"]) for r in _strict(path.read_text())["results"]] \
+        == [("a", 2.0), ("b", None)]
