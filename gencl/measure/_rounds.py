@@ -94,7 +94,7 @@ def _rounds(engine: OpenCLEngine, batch: Sequence[tuple[Any, Any, Any, Measureme
             rounds: int, rng: random.Random, log: Callable[[str], None] | None
             ) -> dict[str, Measurement]:
     samples: dict[str, list[float]] = {m.variant_id: [] for *_, m in batch}
-    failed: dict[str, str] = {}
+    failed: set[str] = set()
     for r in range(rounds):
         order = list(batch)
         rng.shuffle(order)
@@ -105,8 +105,11 @@ def _rounds(engine: OpenCLEngine, batch: Sequence[tuple[Any, Any, Any, Measureme
                 engine.run_once(built, bound)  # warm: this variant's code on the shared data
                 samples[m.variant_id].append(engine.sample(built, bound, turn_launches(m)))
             except Exception as exc:  # noqa: BLE001 -- one variant's fault ends only its turns
-                failed[m.variant_id] = f"{type(exc).__name__}: {str(exc)[:200]}"
+                failed.add(m.variant_id)
                 engine.reset()
+                if log:
+                    log(f"  {m.variant_id}: {type(exc).__name__}: {str(exc)[:200]}; its first "
+                        "measurement kept")
         if log:
             log(f"  round {r + 1}/{rounds} of {len(batch)} variants")
     return {m.variant_id: retimed(m, samples[m.variant_id], rounds, engine.max_rel_spread)

@@ -175,7 +175,10 @@ def retime_space(spec: Any, engine: Any, sink: ResultsFile, rounds: int, *,
     entries = [(v, m) for v, m in zip(variants, first)
                if isinstance(v, Variant) and v.id == m.variant_id]
     if log:
-        log(f"{spec.name}: {len(entries)} variants timed again in {rounds} interleaved rounds")
+        kept = len(first) - len(entries)  # records of a program the generator no longer makes
+        log(f"{spec.name}: {len(entries)} variants timed again in {rounds} interleaved rounds"
+            + (f" ({kept} records of programs no longer generated keep their times)"
+               if kept else ""))
     for m in retime_in_rounds(engine, spec, entries, rounds, log=log):
         sink.replace(m)
     return len(entries)
