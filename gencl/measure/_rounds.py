@@ -71,8 +71,11 @@ def retime_in_rounds(engine: OpenCLEngine, spec: Any, entries: Sequence[tuple[An
             shared = SharedInputs(spec)
             bound = []
             for v, m in members:
-                built = engine.build(v)
-                bound.append((v, built, shared.bind(engine, built, m.sizes), m))
+                try:
+                    built = engine.build(v)
+                    bound.append((v, built, shared.bind(engine, built, m.sizes), m))
+                except Exception as exc:  # noqa: BLE001 -- it keeps its first measurement
+                    _kept(m, exc, log)
             size = sum(int(getattr(b, "size", 0)) for b in shared.buffers())
             if batch and held + size > budget:
                 out.update(_rounds(engine, batch, rounds, rng, log))
@@ -107,13 +110,17 @@ def _rounds(engine: OpenCLEngine, batch: Sequence[tuple[Any, Any, Any, Measureme
             except Exception as exc:  # noqa: BLE001 -- one variant's fault ends only its turns
                 failed.add(m.variant_id)
                 engine.reset()
-                if log:
-                    log(f"  {m.variant_id}: {type(exc).__name__}: {str(exc)[:200]}; its first "
-                        "measurement kept")
+                _kept(m, exc, log)
         if log:
             log(f"  round {r + 1}/{rounds} of {len(batch)} variants")
     return {m.variant_id: retimed(m, samples[m.variant_id], rounds, engine.max_rel_spread)
             for *_, m in batch if m.variant_id not in failed}
+
+
+def _kept(m: Measurement, exc: Exception, log: Callable[[str], None] | None) -> None:
+    if log:
+        log(f"  {m.variant_id}: {type(exc).__name__}: {str(exc).strip()[:200]}; its first "
+            "measurement kept")
 
 
 def turn_launches(m: Measurement) -> int:

@@ -80,3 +80,19 @@ def test_space_command_times_in_rounds_and_a_rerun_leaves_them(tmp_path):
     assert main(argv[:-4] + ["--rounds", "3", "--out", str(out)]) == 0
     again = json.loads((out / "space.json").read_text())["results"]
     assert [r["samples_s"] for r in again] == [r["samples_s"] for r in first]
+
+
+def test_a_variant_that_cannot_run_keeps_its_first_measurement(engine, measured):
+    """An entry whose inputs cannot be bound (its record says n = 0: Jacobi's inputs divide by
+    the grid's spacing) is returned as it was, and the log says why; the others are timed in
+    rounds."""
+    import dataclasses
+
+    spec, variants, first = measured
+    broken = dataclasses.replace(first[0], sizes={"n": 0})
+    lines: list[str] = []
+    again = retime_in_rounds(engine, spec, [(variants[0], broken), (variants[1], first[1])], 2,
+                             log=lines.append)
+    assert again[0] == broken and "rounds" in again[1].extra
+    assert any(broken.variant_id in line and "first measurement kept" in line
+               for line in lines)
