@@ -186,6 +186,13 @@ class ReusedInputs:
         self._draw = None
 
 
+def buffer_layout(variant: Any, sizes: Mapping[str, int]) -> tuple:
+    """The arrays a variant binds (name, type, shape) at *sizes*: variants that agree on it can
+    share one set of timing buffers (``SharedInputs``)."""
+    return (tuple((a.name, a.dtype, a.shape) for a in variant.args
+                  if a.kind in ("global", "image")), tuple(sorted(sizes.items())))
+
+
 class SharedInputs:
     """Timing buffers per (argument layout, sizes, the point's fields the data depends on):
     made once, bound by every variant that agrees on all three (a parameter that changes the
@@ -204,8 +211,7 @@ class SharedInputs:
 
         variant = built.variant
         arrays = ("global", "image")
-        key = (tuple((a.name, a.dtype, a.shape) for a in variant.args if a.kind in arrays),
-               tuple(sorted(sizes.items())))
+        key = buffer_layout(variant, sizes)
         if key != self._key or self._draw is None \
                 or not self._draw.matches(variant.point, sizes):
             self.release()  # one layout at a time: the grids are large

@@ -25,10 +25,8 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from gencl.measure._engine import OpenCLEngine
-from gencl.measure._inputs import SharedInputs
+from gencl.measure._inputs import SharedInputs, buffer_layout
 from gencl.measure._measurement import Measurement
 from gencl.measure._stats import launches_per_sample, summarize
 
@@ -37,14 +35,12 @@ TURN_S = 2e-3
 
 
 def layout_key(spec: Any, variant: Any, m: Measurement) -> str:
-    """The variants that share timing buffers: the same arrays (name, type, shape: what
-    ``SharedInputs`` binds one set of buffers to) and program parameters (they set the data,
-    as ``measure_space`` groups them) at the same sizes. One ``SharedInputs`` per key: binding
-    another layout to it would free the buffers the earlier variants' launches hold."""
-    arrays = [(a.name, str(a.dtype), a.shape) for a in variant.args
-              if a.kind in ("global", "image")]
-    return json.dumps([arrays, {k: m.point.get(k) for k in spec.params}, m.sizes],
-                      sort_keys=True, default=str)
+    """The variants that share timing buffers: the same ``buffer_layout`` and program
+    parameters (they set the data, as ``measure_space`` groups them). One ``SharedInputs`` per
+    key: binding another layout to it would free the buffers the earlier variants' launches
+    hold."""
+    return json.dumps([buffer_layout(variant, m.sizes),
+                       {k: m.point.get(k) for k in spec.params}], sort_keys=True, default=str)
 
 
 def retime_in_rounds(engine: OpenCLEngine, spec: Any, entries: Sequence[tuple[Any, Measurement]],
@@ -131,15 +127,15 @@ def turn_launches(m: Measurement) -> int:
 
 def retimed(m: Measurement, samples: Sequence[float], rounds: int,
             max_rel_spread: float) -> Measurement:
-    """*m* with *samples* (one a round) as its samples: median, interval and rates anew, its
-    first median and sample count kept in ``extra["rounds"]``."""
-    median = float(np.median(samples))
-    spread = summarize(samples).relative_spread
+    """*m* with *samples* (one a round) as its samples: median, interval and rates anew (as
+    ``Measurement.timed`` makes them), its first median and sample count kept in
+    ``extra["rounds"]``."""
+    fresh = Measurement.timed(m.variant_id, m.spec, m.point, m.sizes,
+                              tuple(float(s) for s in samples), work=m.work)
     first = {"rounds": rounds, "back_to_back_median_s": m.median_s,
              "back_to_back_samples": len(m.samples_s)}
     return dataclasses.replace(
-        m, samples_s=tuple(float(s) for s in samples), median_s=median,
-        launches_per_sample=turn_launches(m),
-        ci95_s=1.96 * float(np.std(samples, ddof=1)) if len(samples) > 1 else 0.0,
-        metrics={k: amount / median for k, amount in m.work.items()},
-        wide_spread=spread > max_rel_spread, extra={**m.extra, "rounds": first})
+        m, samples_s=fresh.samples_s, median_s=fresh.median_s, ci95_s=fresh.ci95_s,
+        metrics=fresh.metrics, launches_per_sample=turn_launches(m),
+        wide_spread=summarize(samples).relative_spread > max_rel_spread,
+        extra={**m.extra, "rounds": first})

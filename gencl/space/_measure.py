@@ -157,23 +157,28 @@ def measure_space(spec: Any, engine: Any, points: Iterable[dict[str, Any]],
     finally:
         shared.release()
     if rounds:
-        retime_space(spec, engine, sink, rounds, log=log)
+        retime_space(spec, engine, sink, rounds, log=log,
+                     generated=[v for v in variants if isinstance(v, Variant)])
     return count
 
 
 def retime_space(spec: Any, engine: Any, sink: ResultsFile, rounds: int, *,
-                 log: Callable[[str], None] | None = None) -> int:
+                 log: Callable[[str], None] | None = None,
+                 generated: Sequence[Variant] = ()) -> int:
     """Every ok record of *sink* without rounds timed again in *rounds* interleaved rounds;
-    returns how many were."""
+    returns how many were. *generated*: variants this call made already (the others, records
+    of an interrupted call, are generated again)."""
     from gencl.measure._rounds import retime_in_rounds
 
     first = [Measurement.from_json(r) for r in sink.results
              if r.get("status") == "ok" and "rounds" not in (r.get("extra") or {})]
     if not first:
         return 0
-    variants = generate_many(spec, [m.point for m in first])
-    entries = [(v, m) for v, m in zip(variants, first)
-               if isinstance(v, Variant) and v.id == m.variant_id]
+    made = {v.id: v for v in generated}
+    missing = [m for m in first if m.variant_id not in made]
+    made.update({v.id: v for v in generate_many(spec, [m.point for m in missing])
+                 if isinstance(v, Variant)})
+    entries = [(made[m.variant_id], m) for m in first if m.variant_id in made]
     if log:
         kept = len(first) - len(entries)  # records of a program the generator no longer makes
         log(f"{spec.name}: {len(entries)} variants timed again in {rounds} interleaved rounds"
