@@ -139,6 +139,9 @@ class ModelParams:
     # (footprint bytes, copy bandwidth) of buffers reused launch after launch, smallest first
     # (footprint_bandwidth); (): dram_bw at every footprint
     footprint_bandwidths: tuple[tuple[float, float], ...] = ()
+    # (rows of each array a work-group touches, share of one row's DRAM bandwidth), fewest
+    # rows first (row_streams); (): the same bandwidth at every height
+    group_row_shares: tuple[tuple[float, float], ...] = ()
     # (table bytes, line requests per second) of gathers one line a lane, smallest first
     # (request_overlap); (): the next level's one rate at every footprint
     gather_rates: tuple[tuple[float, float], ...] = ()
@@ -246,6 +249,14 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
 
     steps = curve("bandwidth_by_footprint", "footprint_bytes", "bandwidth_Bps")
     gather_rates = curve("gather_requests_by_footprint", "footprint_bytes", "requests_per_s")
+    row_shares = curve("bandwidth_share_by_group_rows", "rows", "share")
+    if is_gpu:
+        # a GPU's group reads its rows at once, in warps: what its heights change there is the
+        # warps' shape (H200: float4 one-array lines 1.25× faster from two rows, float16 ones
+        # 0.8×, docs/memory.md), which the cache-request terms price; the open rows are a CPU's
+        # (one thread runs a group's rows one after another, its prefetchers following them)
+        sources["bandwidth_share_by_group_rows"] = "n/a"
+        row_shares = []
     round_times = curve("round_time_by_inflight", "inflight_bytes_per_cu", "round_s")
     registers = int(device.get("registers_per_block") or 0)
     # the driver's figure (NVIDIA's device attribute), not a benchmark's; a CPU has no such limit
@@ -335,6 +346,7 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         > SCALAR_FLOPS_PER_CYCLE,
         item_issue_per_s=item_issue,
         footprint_bandwidths=tuple(steps),
+        group_row_shares=tuple(row_shares),
         gather_rates=tuple(gather_rates),
         round_times=tuple(round_times),
         cached_round_s=get("l2_round_s", reread),

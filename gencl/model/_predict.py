@@ -152,6 +152,7 @@ from gencl.model._gathers import SECTOR_BYTES as GATHER_SECTOR_BYTES
 from gencl.model._gathers import GatherShares, gather_shares, wave_bytes
 from gencl.model._params import ModelParams
 from gencl.model._registers import resident_items_per_cu, spill_requests
+from gencl.model._row_streams import group_row_share
 from gencl.model._schedule import scheduled_loop_rounds
 from gencl.model._stats import Access, KernelStats
 from gencl.model._vector_rate import op_rate, vectorized
@@ -742,7 +743,9 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         dram = useful = held = traffic["global_read_bytes"] + traffic["global_write_bytes"] \
             - traffic.get("reread_read_only_bytes", 0.0)
     bandwidth = dram_bandwidth(stats, p)
-    t_bw = dram / bandwidth
+    # the rows a work-group keeps open in each array leave a share of it (row_streams)
+    row_share = group_row_share(stats, p)
+    t_bw = dram / (bandwidth * row_share)
     fills = next_level_fills(stats, p) if not traffic else temporal_fills(traffic, p)
     t_l2 = next_level_time(fills, p)
     # a loop along the contiguous axis that the compiler vectorizes (a CPU; the strip's updates)
@@ -879,6 +882,9 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     reuse = min(1.0, held / dram) if dram else 1.0
     all_held = combined(t_compute, t_bw * reuse, t_l2, t_req,
                         max(t_little * reuse, t_rounds), t_local) if reuse < 1.0 else body
+    # DRAM's bandwidth whatever the rows a group keeps open: the group_rows criterion
+    few_rows = combined(t_compute, t_bw * row_share, t_l2, t_req, t_lat, t_local) \
+        if row_share < 1.0 else body
     # the groups' halos came at DRAM's pace: the first_level_fills criterion
     no_halo = combined(t_compute, t_bw, 0.0, t_req, t_lat, t_local) if t_l2 > t_bw else body
     # the last, partial wave of a loop's resident items waits its rounds at its own light load
@@ -913,6 +919,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
                          (local_eff, 1.0 / local_occupancy_factor(stats, p, conc)),
                          (hits, body / max(hit_all, 1e-30), gap_misses > lane_misses),
                          (reuse, body / max(all_held, 1e-30)),
+                         (row_share, body / max(few_rows, 1e-30)),
                          (t_lanes / t_compute if t_compute else 1.0,
                           body / max(lockstep, 1e-30)),
                          (min(1.0, t_bw / t_l2) if t_l2 else 1.0, body / max(no_halo, 1e-30)),
@@ -972,7 +979,8 @@ def _bank_efficiency(stats: KernelStats, p: ModelParams) -> float:
 def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body: float,
               divergence: float, balance: float, conc: float, useful: float,
               local: tuple[float, float], first_level: tuple[float, float, bool],
-              dram_reuse: tuple[float, float], serialization: tuple[float, float],
+              dram_reuse: tuple[float, float], group_rows: tuple[float, float],
+              serialization: tuple[float, float],
               fills: tuple[float, float], tail: float, reload: float, updates: float,
               floor: tuple[float, float]
               ) -> tuple[Criterion, ...]:
@@ -1028,6 +1036,13 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
                   "through all its planes before the next row (stream the block's rows "
                   "together, or shorten the stream), or blocks whose resident items "
                   "together outgrow the last cache level (block fewer elements an item)"),
+        # not one of seed 001's: the share of DRAM's bandwidth the rows a work-group keeps
+        # open in each array leave (_row_streams.group_row_share, measured by row_streams); the
+        # speedup is the model's time at one row's bandwidth
+        Criterion("group_rows", group_rows[0], group_rows[1],
+                  "each work-group keeps many rows of an array open at once, and this device's "
+                  "DRAM streams them slower: flatter work-groups (fewer rows, longer runs of "
+                  "each), or fewer rows streamed an item"),
         # not one of seed 001's: DRAM's time over the next level's for what the groups bring
         # into the first level (_cache_reuse.first_level_fills); the speedup is the model's
         # time were the fills no slower than DRAM's traffic

@@ -108,6 +108,8 @@ MEASURED_KEYS: dict[str, str] = {
     "first_level_gather_requests_per_s": "requests/s",
     "next_level_gather_requests_per_s": "requests/s",
     "gather_requests_by_footprint": "[{footprint_bytes: B, requests_per_s: requests/s}]",
+    # DRAM bandwidth at a work-group height over one row's (row_streams)
+    "bandwidth_share_by_group_rows": "[{rows: rows of each array, share}]",
 }
 
 #: Every key of summary.json, in order.

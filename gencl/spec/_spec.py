@@ -60,6 +60,9 @@ class BenchmarkSpec:
         tolerance: relative tolerance per dtype name for the reference comparison.
         exempt: oclgrind findings this spec produces on purpose ("race", "uninitialized").
         rotate_buffers: rotate input buffers so the working set cannot sit in a cache by accident.
+        rounds: time the sweep's measured variants again in this many interleaved rounds
+            (``gencl.measure._rounds``): for a benchmark whose figure is a ratio between its
+            points, which a machine's drift would enter when each is timed back to back.
         verify_sizes: smaller sizes for the correctness run, (point, device_info) -> dict; the
             same code runs, only the numpy reference gets cheaper. Default: the timing sizes.
         quick_sweep: the points of ``--quick`` runs (default: the sweep, at quick sizes).
@@ -93,6 +96,7 @@ class BenchmarkSpec:
         default_factory=lambda: {"float16": 1e-2, "float32": 1e-4, "float64": 1e-10})
     exempt: frozenset[str] = frozenset()
     rotate_buffers: bool = False
+    rounds: int = 0
     verify_sizes: Callable[[Point, Any], dict[str, int]] | None = None
     quick_sweep: Sequence[Point] = ()
     runner: Callable[..., list[Any]] | None = None

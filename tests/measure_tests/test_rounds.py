@@ -96,3 +96,21 @@ def test_a_variant_that_cannot_run_keeps_its_first_measurement(engine, measured)
     assert again[0] == broken and "rounds" in again[1].extra
     assert any(broken.variant_id in line and "first measurement kept" in line
                for line in lines)
+
+
+def test_a_benchmark_with_rounds_is_timed_in_them_by_gencl_run(tmp_path):
+    """``row_streams`` asks for rounds (its shares are ratios between its points): every ok
+    record of ``gencl run`` carries them, each variant once in the results file."""
+    out = tmp_path / "rows.json"
+    assert main(["run", "row_streams", "--all", "--device", "pocl", "--knob", "vector_width=4",
+                 "--knob", "arrays=1", "--size", "m=64", "--size", "c=128",
+                 "--json", str(out)]) == 0
+    results = json.loads(out.read_text())["results"]
+    ok = [r for r in results if r["status"] == "ok"]
+    # the six heights of float4 groups (the float16 shapes are excluded: rows of 1 KiB)
+    assert len(ok) == 6 and len({r["variant_id"] for r in results}) == len(results)
+    rounds = load_spec("row_streams").rounds
+    for r in ok:
+        assert r["extra"]["rounds"]["rounds"] == rounds
+        assert len(r["samples_s"]) == rounds
+        assert r["median_s"] == pytest.approx(float(np.median(r["samples_s"])))

@@ -1,0 +1,136 @@
+"""DRAM bandwidth against the row streams a work-group keeps open: out = in₀ + … over 2-D arrays.
+
+A 2-D stencil's work-group of y rows touches y rows of every array it reads or writes (and its
+neighbour rows), each a short run of the row; the next group along x carries on the same rows a
+run further. A CPU's prefetchers follow such streams only up to some number at once (a scratch
+Jacobi-shaped kernel on an EPYC kept its bandwidth up to 16 open rows and lost a third at 24, half
+at 48: docs/tuning.md), so the same bytes cost more time from a tall group than from a flat one.
+This benchmark measures that: ``out[j, i] = Σₐ inₐ[j, i]`` over A input arrays and one output
+(A + 1 arrays, each element read or written once: no re-reads, so the bytes are DRAM's), floatW
+items, work-groups of 1 KiB a row (256 / W items along x) and y = 1 … 16 rows, so a group keeps
+(A + 1) · y rows open. Two array counts give the same open rows at different heights (A = 1 at
+y = 2k against A = 3 at y = k), which tells the open rows from the height. Rows of 17 KiB (not a
+power of two: no 4 KiB aliasing between rows), the footprint past the device's global cache
+(at least 256 MiB and 4× the cache: the DRAM plateau of the EPYC VM from 64 MB, of the H200 from 128 MB) so every byte comes from DRAM; no buffer rotation (the
+footprint is the point).
+"""
+
+import loopy as lp
+import numpy as np
+
+from gencl.spec import BenchmarkSpec, Knob
+
+ARRAYS = (1, 3)
+WIDTHS = (4, 16)
+HEIGHTS = (1, 2, 4, 8, 16, 32)
+#: bytes of a work-group's row (its items along x, one floatW each)
+GROUP_ROW_BYTES = 1024
+#: a row of the arrays: 17 group rows (17 KiB)
+ROW_GROUPS = 17
+MIN_FOOTPRINT = 256 << 20
+
+
+def group_width(width: int) -> int:
+    """Items along x of a work-group whose row is GROUP_ROW_BYTES of floatW."""
+    return GROUP_ROW_BYTES // (4 * width)
+
+
+def open_rows(point) -> int:
+    """Rows one work-group touches over all its arrays: (inputs + output) × its height."""
+    return (point["arrays"] + 1) * point["workgroup"][1]
+
+
+def program(point):
+    a, w = point["arrays"], point["vector_width"]
+    names = [f"in{k}" for k in range(a)]
+    tags = "c,c,vec" if w > 1 else "c,c,c"
+    args = [lp.GlobalArg(n, np.float32, shape=("m", "c", w), dim_tags=tags) for n in names]
+    args += [lp.GlobalArg("out", np.float32, shape=("m", "c", w), dim_tags=tags,
+                          is_input=False, is_output=True),
+             lp.ValueArg("m", np.int32), lp.ValueArg("c", np.int32)]
+    total = " + ".join(f"{n}[j, i, l]" for n in names)
+    t = lp.make_kernel(
+        f"{{[j, i, l]: 0 <= j < m and 0 <= i < c and 0 <= l < {w}}}",
+        f"out[j, i, l] = {total}", args,
+        name="row_streams", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+    t = lp.tag_inames(t, {"l": "vec" if w > 1 else "unr"})
+    x, y = point["workgroup"]
+    # whole work-groups (``sizes`` makes them so): no bounds checks
+    return lp.assume(t, f"c mod {x} = 0 and c >= {x} and m mod {y} = 0 and m >= {y}")
+
+
+def footprint_bytes(device) -> int:
+    """Bytes of all the arrays together: past the global cache, within max alloc per array."""
+    cache = int(getattr(device, "global_cache_bytes", 0) or 0)
+    want = max(MIN_FOOTPRINT, 4 * cache)
+    return 1 << (want - 1).bit_length()
+
+
+def sizes(point, device, quick):
+    """Rows of 17 KiB (``c`` items of floatW) and the rows ``m`` of the footprint, a whole number
+    of the tallest work-group, each array within max alloc."""
+    a, w = point["arrays"], point["vector_width"]
+    c = ROW_GROUPS * group_width(w)
+    row = c * w * 4
+    per_array = min(footprint_bytes(device) // (a + 1), device.max_alloc_bytes)
+    tallest = max(HEIGHTS)
+    return {"m": max(1, per_array // row // tallest) * tallest, "c": c}
+
+
+def verify_sizes(point, device):
+    return {"m": 2 * point["workgroup"][1], "c": 2 * group_width(point["vector_width"])}
+
+
+def inputs(point, sizes, rng):
+    shape = (sizes["m"], sizes["c"], point["vector_width"])
+    return {f"in{k}": rng.random(shape, dtype=np.float32) + np.float32(0.5)
+            for k in range(point["arrays"])}
+
+
+def reference(values, point, sizes):
+    total = values["in0"].copy()
+    for k in range(1, point["arrays"]):
+        total += values[f"in{k}"]
+    return {"out": total}
+
+
+def bytes_moved(point, sizes):
+    return (point["arrays"] + 1) * sizes["m"] * sizes["c"] * point["vector_width"] * 4
+
+
+def _fits(point, device):
+    if point["workgroup"][0] != group_width(point["vector_width"]):
+        return f"work-group rows of {GROUP_ROW_BYTES} B: x = {group_width(point['vector_width'])}"
+    size = point["workgroup"][0] * point["workgroup"][1]
+    if device is not None and size > device.max_work_group_size:
+        return f"work-group {size} > device maximum {device.max_work_group_size}"
+    return None
+
+
+SHAPES = tuple((group_width(w), y) for w in WIDTHS for y in HEIGHTS)
+
+SPEC = BenchmarkSpec(
+    name="row_streams",
+    description=__doc__.strip().splitlines()[0],
+    program=program,
+    params={"arrays": ARRAYS, "vector_width": WIDTHS},
+    knobs={"workgroup": Knob("workgroup", SHAPES, {"inames": ("i", "j")})},
+    inputs=inputs,
+    reference=reference,
+    sizes=sizes,
+    verify_sizes=verify_sizes,
+    metrics={"bytes": bytes_moved},
+    constraints=(_fits,),
+    sweep=[{"arrays": a, "vector_width": w, "workgroup": (group_width(w), y)}
+           for w in WIDTHS for a in ARRAYS for y in HEIGHTS],
+    # float4 only: the open rows, not the item width, are what the model reads
+    quick_sweep=[{"arrays": a, "vector_width": 4, "workgroup": (group_width(4), y)}
+                 for a in ARRAYS for y in HEIGHTS],
+    analysis="row_streams",
+    group="memory",
+    tolerance={"float32": 1e-6},
+    rotate_buffers=False,  # the footprint is past the caches by construction
+    # the shares are ratios between points: on a machine whose speed drifts (a VM) each point
+    # timed back to back would carry its own moment's speed into them
+    rounds=12,
+)
