@@ -30,7 +30,9 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   the profile measured copy bandwidth against footprint (``footprint_bandwidth``: the same
   buffers launched again and again, as the tuner measures a kernel), the bandwidth is that
   staircase's at the launch's own footprint, every global array together (``dram_bandwidth``):
-  12.6 MB of Jacobi arrays stay in a CPU's caches from launch to launch;
+  12.6 MB of Jacobi arrays stay in a CPU's caches from launch to launch. On a CPU, past the
+  staircase's DRAM plateau, that bandwidth is scaled by the share the rows a work-group keeps
+  open in each array leave (``_row_streams.group_row_share``, the ``row_streams`` benchmark);
 - next-level bandwidth: what each work-group brings into the first-level cache (its tile, its
   halo rows, a 3-D item's neighbour planes: ``_cache_reuse.first_level_fills``), its line
   requests and its sectors each at the next level's measured rate (``l2_line_requests_per_s``,
