@@ -692,6 +692,20 @@ def item_floor(stats: KernelStats, p: ModelParams) -> float:
     return stats.work_items * p.item_floor_s
 
 
+def round_lanes(stats: KernelStats, p: ModelParams) -> float:
+    """Work items one load round's instructions serve at once: on a CPU runtime that runs
+    scalar-typed items as the lanes of its vectors (``items_as_lanes``, from the build's machine
+    code; assumed before it), one vector load a site for as many items as its widest access
+    holds elements (``lane_access_bytes``: 64 on a CPU, 16 floats); else one. The EPYC's
+    one-wide padded Jacobi rows at n = 4096 ran at DRAM's pace (6.3–7.7 ms) where a round
+    an item priced them at 9.6 ms of latency. Not for vector-typed items: screened on
+    star2d_r2's, whose ranking it broke (ρ 0.70 → 0.52; docs/tuning.md, "Open rows priced")."""
+    if p.little_over_items or vectorized(stats) or not stats.extra.get("items_as_lanes", True):
+        return 1.0
+    element = max((a.itemsize for a in stats.accesses if a.space == "global"), default=4)
+    return max(1.0, p.lane_access_bytes / element)
+
+
 def round_latency(stats: KernelStats, p: ModelParams, dram: float) -> float:
     """Mean latency of one load round: the share of the item's global bytes that come from
     DRAM (the model's DRAM bytes over loopy's) at the DRAM latency, the rest at the largest
@@ -833,7 +847,7 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
         cached, rounds = max(0.0, in_loop - rounds), min(rounds, in_loop)
     t_rounds = 0.0
     if rounds and not traffic:
-        t_rounds = stats.work_items / max(p.compute_units, 1) / conc \
+        t_rounds = stats.work_items / max(p.compute_units, 1) / conc / round_lanes(stats, p) \
             * (rounds * round_latency(stats, p, dram) + cached * p.cached_round_s)
     t_lat = max(t_little, t_rounds)
     local = sum(a.bytes for a in stats.accesses if a.space == "local")
