@@ -421,7 +421,8 @@ def run_points(spec: BenchmarkSpec, points: Iterable[dict[str, Any]], engine: Op
 def _in_rounds(spec: BenchmarkSpec, engine: OpenCLEngine, variants: Sequence[Any],
                measured: list[Measurement], sink: ResultsFile | None) -> list[Measurement]:
     """*measured*, its ok records timed again in the spec's interleaved rounds, each streamed
-    in place of its first record."""
+    in place of its first record. Only this call's: a resumed run's earlier records keep their
+    times (run it again without the file to time them all together)."""
     made = {v.id: v for v in variants if isinstance(v, Variant)}
     entries = [(made[m.variant_id], m) for m in measured
                if m.status == "ok" and m.variant_id in made]
