@@ -270,17 +270,33 @@ def item_issue_time(stats: KernelStats, p: ModelParams) -> float:
     """Seconds a CPU runtime takes to issue a variant's items one at a time, where the machine
     code of its work-group function shows they were not lanes of packed instructions
     (``_vector_rate.with_isa``: a work-group narrower than the vector loop's step, a ``floatN``
-    assembled lane by lane): every operation loopy counts and every memory access (one per
-    ``lane_access_bytes`` chunk, a lane-by-lane access one a lane) one instruction, at
-    ``item_issue_per_s``. 0 without the counts, on a runtime whose chains were not vectorized
-    across items either (their scalar rate is already one item's), or for vector-typed code
-    (priced at the vector chains' rate: ``compute_time``). On the EPYC's Jacobi slice those
-    variants issue 1.3–2.1 instructions a cycle a core (docs/tuning.md, "What PoCL compiled for
-    the EPYC's Jacobi slice")."""
-    if stats.extra.get("items_as_lanes", True) or vectorized(stats) \
+    item's own vectors, a streamed item's loop): every operation loopy counts and every memory
+    access (one per ``lane_access_bytes`` chunk, a lane-by-lane access one a lane) one
+    instruction, a vector-typed operation one a chunk of its vector (``vector_op_instructions``),
+    at ``item_issue_per_s``. 0 without the counts, or on a runtime whose chains were not
+    vectorized across items either (their scalar rate is already one item's). On the EPYC's
+    Jacobi slice such variants issue 1.3–2.1 instructions a cycle a core (docs/tuning.md,
+    "What PoCL compiled for the EPYC's Jacobi slice"); box2d25's `float4` and `float8` items
+    one at a time take 20–30 cycles each, their time halving as the width doubles
+    (docs/tuning.md, "Open rows priced")."""
+    if stats.extra.get("items_as_lanes", True) \
             or not p.barriers_serialize_items or not p.item_issue_per_s:
         return 0.0
-    return issued_instructions(stats, p) / p.item_issue_per_s
+    if not vectorized(stats):
+        return issued_instructions(stats, p) / p.item_issue_per_s
+    accesses = sum(access_instructions(a, p) for a in stats.accesses)
+    return (vector_op_instructions(stats, p) + accesses) / p.item_issue_per_s
+
+
+def vector_op_instructions(stats: KernelStats, p: ModelParams) -> float:
+    """Instructions of a vector-typed item's arithmetic: loopy counts each lane's operation; an
+    item's ``floatN`` operation is one instruction a ``lane_access_bytes`` chunk of its widest
+    whole-vector access."""
+    sites = [a for a in stats.accesses if a.space == "global"]
+    width = max((a.vec_width for a in sites if not a.per_lane), default=1)
+    size = max((a.itemsize for a in sites), default=4)
+    lanes = sum(n for ops in _ops_by_dtype(stats).values() for n in ops.values())
+    return lanes / width * math.ceil(width * size / p.lane_access_bytes)
 
 
 def access_instructions(a: Access, p: ModelParams) -> float:

@@ -72,13 +72,33 @@ def test_unvectorized_items_issue_their_operations_and_accesses_one_at_a_time():
     assert item_issue_time(lanes4, p) == pytest.approx(4 * 12.0 * ITEMS / p.item_issue_per_s)
 
 
+def test_vector_typed_items_one_at_a_time_issue_a_vector_operation_a_chunk():
+    p = params_from(VECTORIZED_CHAINS, CPU)
+    # whole float4s: 6 adds, 5 loads and a store an item, each one instruction (16 bytes fit
+    # one 64-byte chunk), for ITEMS float4 items
+    float4 = with_isa(_stats(4), SCALAR)
+    assert item_issue_time(float4, p) == pytest.approx(12.0 * ITEMS / p.item_issue_per_s)
+    # float32 as 32 lanes: each add and access two 64-byte chunks
+    wide = with_isa(_stats(32), SCALAR)
+    assert item_issue_time(wide, p) == pytest.approx(2 * 12.0 * ITEMS / p.item_issue_per_s)
+    # where they were lanes, nothing
+    assert item_issue_time(with_isa(_stats(2), {**LANES, "packed_arithmetic_bits": 512}),
+                           p) == 0.0
+
+
+def test_a_float2_items_own_128_bit_registers_are_not_lanes():
+    # x86 has no 64-bit packed floats: a float2 item's arithmetic and a scalar item's index
+    # arithmetic use 128-bit registers of their own; wider ones show items run as lanes
+    assert not vectorized_across_items({**LANES, "packed_arithmetic_bits": 128}, 64)
+    assert not vectorized_across_items({**LANES, "packed_arithmetic_bits": 128}, 32)
+    assert vectorized_across_items({**LANES, "packed_arithmetic_bits": 256}, 64)
+
+
 def test_nothing_changes_without_counts_or_where_the_items_were_lanes():
     p = params_from(VECTORIZED_CHAINS, CPU)
     plain = predict(_stats(), p).time_s
     assert item_issue_time(_stats(), p) == 0.0
     assert predict(with_isa(_stats(), LANES), p).time_s == pytest.approx(plain)
-    # vector-typed code (whole float4s) is priced at the vector chains' rate, not per item
-    assert item_issue_time(with_isa(_stats(4), SCALAR), p) == 0.0
     # a runtime whose chains were not vectorized either: its scalar rate is one item's already
     unvectorized = params_from({"sp_madd_scalar_peak_flops": 8e9}, CPU)
     assert item_issue_time(with_isa(_stats(), SCALAR), unvectorized) == 0.0
