@@ -6,8 +6,9 @@ every height over its own one-row bandwidth is that height's share; the median o
 is ``bandwidth_share_by_group_rows`` (the model divides a launch's DRAM bandwidth by it at the
 rows its work-group touches in each array). The lines of different array counts show whether
 the rows of one array or the rows of all arrays together set the share: on the EPYC VM they
-collapse by the rows of one array (a group of 8 rows over two arrays, 16 rows in all, kept 0.63
-of its bandwidth; 2 rows over six arrays, 12 in all, 0.90).
+collapse by the rows of one array (a scratch sweep: 8 rows over two arrays, 16 rows in all,
+kept 0.63–0.79 of one row's bandwidth; 2 rows over six arrays, 12 in all, 0.87–1.02; 8 rows
+over six arrays, 48 in all, 0.69–0.82).
 """
 
 from __future__ import annotations
@@ -61,9 +62,10 @@ def analyze_row_streams(records: Sequence[Mapping[str, Any]], device: Mapping[st
     names = [f"{a} in + out, {4 * w} B items" for a, w in sorted(based)]
     series = {
         "bandwidth_vs_group_rows": {
-            "title": "DRAM bandwidth vs work-group height (rows of each array)", "x": heights,
-            "y": {name: [bandwidth(based[k][h]) if h in based[k] else None for h in heights]
-                  for name, k in zip(names, sorted(based))},
+            "title": "DRAM bandwidth vs work-group height (rows of each array)",
+            "lines": [{"label": name, "x": [h for h in heights if h in based[k]],
+                       "y": [bandwidth(based[k][h]) for h in heights if h in based[k]]}
+                      for name, k in zip(names, sorted(based))],
             "xlabel": "rows of each array a work-group touches", "ylabel": "bandwidth (B/s)",
             "xscale": "log"},
         "share_vs_open_rows": {

@@ -30,10 +30,11 @@ def test_each_height_is_the_median_share_over_the_lines():
     assert char.name == "bandwidth_share_by_group_rows"
     assert [s["rows"] for s in char.value] == [1, 4, 16]
     assert [s["share"] for s in char.value] == pytest.approx([1.0, 0.8, 0.6])
-    plot = result.series["bandwidth_vs_group_rows"]
-    assert plot["x"] == [1, 4, 16]
-    assert plot["y"]["1 in + out, 16 B items"] == pytest.approx([30e9, 24e9, 15e9])
-    assert plot["y"]["1 in + out, 64 B items"][2] is None
+    plot = {line["label"]: line for line in result.series["bandwidth_vs_group_rows"]["lines"]}
+    assert plot["1 in + out, 16 B items"]["x"] == [1, 4, 16]
+    assert plot["1 in + out, 16 B items"]["y"] == pytest.approx([30e9, 24e9, 15e9])
+    # a line without a height has no point there (the H200's float4 groups of 32 rows)
+    assert plot["1 in + out, 64 B items"]["x"] == [1, 4]
     # the same shares against the rows open in all arrays together: (arrays + 1) × height
     lines = {line["label"]: line for line in result.series["share_vs_open_rows"]["lines"]}
     assert lines["3 in + out, 16 B items"]["x"] == [4, 16, 64]
