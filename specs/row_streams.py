@@ -1,18 +1,19 @@
-"""DRAM bandwidth against the row streams a work-group keeps open: out = in₀ + … over 2-D arrays.
+"""DRAM bandwidth against the rows a work-group keeps open: out = in₀ + … over 2-D arrays.
 
 A 2-D stencil's work-group of y rows touches y rows of every array it reads or writes (and its
 neighbour rows), each a short run of the row; the next group along x carries on the same rows a
-run further. A CPU's prefetchers follow such streams only up to some number at once (a scratch
-Jacobi-shaped kernel on an EPYC kept its bandwidth up to 16 open rows and lost a third at 24, half
-at 48: docs/tuning.md), so the same bytes cost more time from a tall group than from a flat one.
-This benchmark measures that: ``out[j, i] = Σₐ inₐ[j, i]`` over A input arrays and one output
+run further. A CPU runtime runs a group's items as a loop on one thread, row after row, and its
+prefetchers follow those runs as streams; on the EPYC VM the Jacobi slice's groups of 8 and 16
+rows ran 1.2–1.6× slower than groups of 1–4 rows at the same DRAM bytes (docs/tuning.md). This
+benchmark measures that: ``out[j, i] = Σₐ inₐ[j, i]`` over A input arrays and one output
 (A + 1 arrays, each element read or written once: no re-reads, so the bytes are DRAM's), floatW
-items, work-groups of 1 KiB a row (256 / W items along x) and y = 1 … 16 rows, so a group keeps
-(A + 1) · y rows open. Two array counts give the same open rows at different heights (A = 1 at
-y = 2k against A = 3 at y = k), which tells the open rows from the height. Rows of 17 KiB (not a
-power of two: no 4 KiB aliasing between rows), the footprint past the device's global cache
-(at least 256 MiB and 4× the cache: the DRAM plateau of the EPYC VM from 64 MB, of the H200 from 128 MB) so every byte comes from DRAM; no buffer rotation (the
-footprint is the point).
+items, work-groups of 1 KiB a row (256 / W items along x) and y = 1 … 32 rows. Two array counts
+give the same rows open in all arrays at different heights (A = 1 at y = 2k against A = 3 at
+y = k), which tells the rows of each array from the rows of all together (on the EPYC the rows
+of each array set the share). Rows of 17 KiB (not a power of two: no 4 KiB aliasing between
+rows), the footprint past the device's global cache (at least 256 MiB, 128 MiB in a quick run,
+and 4× the cache: the EPYC VM's DRAM plateau starts at 64 MB, the H200's at 128 MB) so every
+byte comes from DRAM; no buffer rotation (the footprint is the point).
 """
 
 import loopy as lp
@@ -28,16 +29,13 @@ GROUP_ROW_BYTES = 1024
 #: a row of the arrays: 17 group rows (17 KiB)
 ROW_GROUPS = 17
 MIN_FOOTPRINT = 256 << 20
+#: a quick run's (a CPU's CI profile: the EPYC's plateau starts at 64 MB)
+MIN_QUICK_FOOTPRINT = 128 << 20
 
 
 def group_width(width: int) -> int:
     """Items along x of a work-group whose row is GROUP_ROW_BYTES of floatW."""
     return GROUP_ROW_BYTES // (4 * width)
-
-
-def open_rows(point) -> int:
-    """Rows one work-group touches over all its arrays: (inputs + output) × its height."""
-    return (point["arrays"] + 1) * point["workgroup"][1]
 
 
 def program(point):
@@ -59,10 +57,10 @@ def program(point):
     return lp.assume(t, f"c mod {x} = 0 and c >= {x} and m mod {y} = 0 and m >= {y}")
 
 
-def footprint_bytes(device) -> int:
-    """Bytes of all the arrays together: past the global cache, within max alloc per array."""
+def footprint_bytes(device, quick=False) -> int:
+    """Bytes of all the arrays together: past the global cache (a power of two)."""
     cache = int(getattr(device, "global_cache_bytes", 0) or 0)
-    want = max(MIN_FOOTPRINT, 4 * cache)
+    want = max(MIN_QUICK_FOOTPRINT if quick else MIN_FOOTPRINT, 4 * cache)
     return 1 << (want - 1).bit_length()
 
 
@@ -72,7 +70,7 @@ def sizes(point, device, quick):
     a, w = point["arrays"], point["vector_width"]
     c = ROW_GROUPS * group_width(w)
     row = c * w * 4
-    per_array = min(footprint_bytes(device) // (a + 1), device.max_alloc_bytes)
+    per_array = min(footprint_bytes(device, quick) // (a + 1), device.max_alloc_bytes)
     tallest = max(HEIGHTS)
     return {"m": max(1, per_array // row // tallest) * tallest, "c": c}
 
@@ -132,5 +130,5 @@ SPEC = BenchmarkSpec(
     rotate_buffers=False,  # the footprint is past the caches by construction
     # the shares are ratios between points: on a machine whose speed drifts (a VM) each point
     # timed back to back would carry its own moment's speed into them
-    rounds=12,
+    rounds=30,
 )

@@ -94,9 +94,12 @@ def test_guided_sampler_starts_from_the_best_prediction_and_learns_residuals(cac
     far = [m for m, d in zip(moved, distance) if d >= 3]
     assert near and far and min(near) > max(far)
     # (every unmeasured point's bonus grows with the model's error where measured, so scores
-    # may all fall; the ranking is what the search follows: the neighbours lose places)
+    # may all fall; the ranking is what the search follows: the neighbours lose places, but
+    # for one ranked last already, which may trade places with another of them at the bottom)
     rank_before, rank_after = np.argsort(np.argsort(prior)), np.argsort(np.argsort(after))
-    assert all(rank_after[i] > rank_before[i] for i, d in enumerate(distance) if d == 1)
+    bottom = len(keys) - len(near)
+    assert all(rank_after[i] > rank_before[i] or rank_after[i] >= bottom
+               for i, d in enumerate(distance) if d == 1)
 
 
 def test_export_t4_validates_against_kernel_tuner_schema(tmp_path, cache_with_failures):
