@@ -6,8 +6,8 @@ On a CPU the same bytes come slower the more rows a group keeps open: the ``row_
 benchmark (``out = in₀ + …`` past the caches) measured on the EPYC VM 0.93 of one row's
 bandwidth at 2 rows, 0.88 at 4, 0.72 at 8, 0.68 at 16, 0.67 at 32 (six runs: ±10 %), and its
 lines of one and three inputs collapse by the rows of each array, not by the rows of all arrays
-together (``bandwidth_share_by_group_rows``). Jacobi's padded rows at n = 4096 run so: groups of 8 and 16 rows 1.2–1.6× slower than groups of
-1–4 rows at the same DRAM bytes.
+together (``bandwidth_share_by_group_rows``). Jacobi's padded rows at n = 4096 run so:
+groups of 8 and 16 rows 1.2–1.6× slower than groups of 1–4 rows at the same DRAM bytes.
 
 The rows are counted from one work item's trace (``KernelStats.extra["item_trace"]``): each
 array's addresses translated to every item of the work-group by its byte steps, merged into
