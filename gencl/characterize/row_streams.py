@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from gencl.characterize._cycles import ok_records
+from gencl.characterize.bandwidth import bandwidth_of
 from gencl.characterize._registry import AnalysisResult, Characteristic, analysis
 
 
@@ -28,8 +29,8 @@ def group_rows(record: Mapping[str, Any]) -> int:
 
 
 def bandwidth(record: Mapping[str, Any]) -> float:
-    """Bytes read and written over the median kernel time."""
-    return float(record["work"]["bytes"]) / float(record["median_s"])
+    """Bytes read and written over the median kernel time (``bandwidth_of``)."""
+    return bandwidth_of(record)[0]
 
 
 def _line(record: Mapping[str, Any]) -> tuple[int, int]:

@@ -45,10 +45,13 @@ def layout_key(spec: Any, variant: Any, m: Measurement) -> str:
 
 def retime_in_rounds(engine: OpenCLEngine, spec: Any, entries: Sequence[tuple[Any, Measurement]],
                      rounds: int, *, seed: int = 0, budget_bytes: int | None = None,
-                     log: Callable[[str], None] | None = None) -> list[Measurement]:
+                     log: Callable[[str], None] | None = None,
+                     sink: Any = None) -> list[Measurement]:
     """Each (variant, ok measurement) of *entries* timed again in *rounds* interleaved rounds:
     the measurement with the rounds' samples in place of its own, its first median kept in
     ``extra["rounds"]``. A variant whose launch fails in a round keeps its first measurement.
+    With *sink* (a ``ResultsFile``), each batch's re-timed records are streamed in place of
+    their first as the batch ends.
 
     The layouts' buffers are held together while they fit *budget_bytes* (default: a quarter
     of the device's memory), so variants of different layouts interleave too; beyond it the
@@ -59,6 +62,13 @@ def retime_in_rounds(engine: OpenCLEngine, spec: Any, entries: Sequence[tuple[An
         groups.setdefault(layout_key(spec, variant, m), []).append((variant, m))
     rng = random.Random(seed)
     out: dict[str, Measurement] = {}
+
+    def timed(batch: Sequence[tuple[Any, Any, Any, Measurement]]) -> None:
+        done = _rounds(engine, batch, rounds, rng, log)
+        out.update(done)
+        for m in done.values() if sink is not None else ():
+            sink.replace(m)
+
     batch: list[tuple[Any, Any, Any, Measurement]] = []
     inputs: list[SharedInputs] = []
     held = 0
@@ -74,7 +84,7 @@ def retime_in_rounds(engine: OpenCLEngine, spec: Any, entries: Sequence[tuple[An
                     _kept(m, exc, log)
             size = sum(int(getattr(b, "size", 0)) for b in shared.buffers())
             if batch and held + size > budget:
-                out.update(_rounds(engine, batch, rounds, rng, log))
+                timed(batch)
                 for s in inputs:
                     s.release()
                 batch, inputs, held = [], [], 0
@@ -82,7 +92,7 @@ def retime_in_rounds(engine: OpenCLEngine, spec: Any, entries: Sequence[tuple[An
             inputs.append(shared)
             held += size
         if batch:
-            out.update(_rounds(engine, batch, rounds, rng, log))
+            timed(batch)
     finally:
         for s in inputs:
             s.release()

@@ -426,8 +426,6 @@ def _in_rounds(spec: BenchmarkSpec, engine: OpenCLEngine, variants: Sequence[Any
     made = {v.id: v for v in variants if isinstance(v, Variant)}
     entries = [(made[m.variant_id], m) for m in measured
                if m.status == "ok" and m.variant_id in made]
-    again = {m.variant_id: m for m in retime_in_rounds(engine, spec, entries, spec.rounds)}
-    for m in again.values():
-        if sink:
-            sink.replace(m)
+    again = {m.variant_id: m for m in retime_in_rounds(engine, spec, entries, spec.rounds,
+                                                      sink=sink)}
     return [again.get(m.variant_id, m) for m in measured]

@@ -296,7 +296,7 @@ def vector_op_instructions(stats: KernelStats, p: ModelParams) -> float:
     width = max((a.vec_width for a in sites if not a.per_lane), default=1)
     size = max((a.itemsize for a in sites), default=4)
     lanes = sum(n for ops in _ops_by_dtype(stats).values() for n in ops.values())
-    return lanes / width * math.ceil(width * size / p.lane_access_bytes)
+    return lanes / width * access_chunks(width * size, p)
 
 
 def access_instructions(a: Access, p: ModelParams) -> float:
@@ -304,7 +304,12 @@ def access_instructions(a: Access, p: ModelParams) -> float:
     vector moves in chunks of at most ``lane_access_bytes``, a lane-by-lane access one a lane."""
     if a.per_lane or a.vec_width == 1:
         return a.count
-    return a.count / a.vec_width * math.ceil(a.itemsize * a.vec_width / p.lane_access_bytes)
+    return a.count / a.vec_width * access_chunks(a.itemsize * a.vec_width, p)
+
+
+def access_chunks(nbytes: float, p: ModelParams) -> int:
+    """Instructions one vector of *nbytes* takes: chunks of at most ``lane_access_bytes``."""
+    return max(1, math.ceil(nbytes / p.lane_access_bytes))
 
 
 def store_instructions_per_item(stats: KernelStats, p: ModelParams) -> float:
@@ -321,7 +326,7 @@ def wide_store_requests(a: Access, p: ModelParams) -> float:
     lane-by-lane stores and vectors of one chunk."""
     if a.space != "global" or a.direction != "store" or a.per_lane:
         return 0.0
-    chunks = math.ceil(a.itemsize * a.vec_width / p.lane_access_bytes)
+    chunks = access_chunks(a.itemsize * a.vec_width, p)
     return a.bytes / p.request_line_bytes * (chunks - 1)
 
 
@@ -666,7 +671,7 @@ def store_reload_time(stats: KernelStats, p: ModelParams) -> float:
             continue
         widths = [a.itemsize * a.vec_width for a in stats.accesses
                   if a.array == arr and a.direction == "store"]
-        chunks = math.ceil(max(widths, default=0) / p.lane_access_bytes) or 1
+        chunks = access_chunks(max(widths, default=0), p)
         waits += n * chunks
     return waits * stats.work_items / max(p.subgroup_size, 1) / max(p.compute_units, 1) \
         * p.store_reload_s

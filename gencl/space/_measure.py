@@ -184,6 +184,5 @@ def retime_space(spec: Any, engine: Any, sink: ResultsFile, rounds: int, *,
         log(f"{spec.name}: {len(entries)} variants timed again in {rounds} interleaved rounds"
             + (f" ({kept} records of programs no longer generated keep their times)"
                if kept else ""))
-    for m in retime_in_rounds(engine, spec, entries, rounds, log=log):
-        sink.replace(m)
+    retime_in_rounds(engine, spec, entries, rounds, log=log, sink=sink)
     return len(entries)
