@@ -36,8 +36,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-#: objdump -d --no-show-raw-insn: "  4011a0:\tvmovups (%rdi),%zmm0"
-INSTRUCTION = re.compile(r"^\s*[0-9a-f]+:\t(\S+)\s*(.*)$")
+#: objdump -d --no-show-raw-insn: "  4011a0:\tvmovups (%rdi),%zmm0" (address, mnemonic, operands)
+INSTRUCTION = re.compile(r"^\s*([0-9a-f]+):\t(\S+)\s*(.*)$")
 #: whole vectors moved at once (a vectorized loop's loads and stores, but also PoCL's copies of
 #: its work-group context, 128-bit, in code whose items run one at a time)
 PACKED_MOVES = frozenset(("vmovups", "vmovaps", "movups", "movaps", "vmovupd", "vmovapd",
@@ -46,17 +46,25 @@ SCALAR_MOVES = frozenset(("vmovss", "movss", "vmovsd", "movsd"))
 #: arithmetic on packed floats or doubles (``vaddps``, ``vfmadd231ps``, ``mulpd``): the lanes
 #: of a vectorized loop, or of an item's own ``floatN``
 PACKED_ARITHMETIC = re.compile(r"^v?(add|sub|mul|div|min|max|sqrt|fn?m(add|sub)\d*)p[sd]$")
+#: a gather's destination, the last register it names: "vgatherdps (%rdi,%ymm16,4),%ymm14{%k3}"
+GATHER_DESTINATION = re.compile(r"%([xyz])mm\d+(?:\{[^}]*\})*\s*$")
+#: a jump and its target: "jne    14d0 <_pocl_kernel_jacobi+0x4d0>"
+JUMP_TARGET = re.compile(r"^([0-9a-f]+)\s+<")
+#: an induction step: "add    $0x8,%rax", "add    $0xfffffffffffffff0,%rax", "sub    $0x10,%rcx"
+STEP = re.compile(r"^\$(0x[0-9a-f]+),%(\w+)$")
 #: a work-group function's entry in PoCL's program binary
 ENTRY = re.compile(rb"/([A-Za-z_]\w*)/(\d+)-(\d+)-(\d+)-goffs0[\w-]*/\1\.so")
 #: the program's folder in PoCL's kernel cache, as its binary names it
 PROGRAM_FOLDER = re.compile(rb"(?<![A-Za-z])([A-Z]{2}/[A-Z]{20,})(?![A-Za-z])")
 
 
-def count_instructions(disassembly: str) -> dict[str, int]:
+def count_instructions(disassembly: str, row_items: int | None = None) -> dict[str, float]:
     """Counts of the instructions in ``objdump -d --no-show-raw-insn`` text: all of them, those
     naming a zmm / ymm / xmm register (each at its widest), packed and scalar floating-point
     moves, gathers and scatters, arithmetic on packed floating-point values and the widest
-    register it names (``packed_arithmetic_bits``)."""
+    register it names (``packed_arithmetic_bits``); and the elements an item gathers and
+    scatters a pass of the most-gathering loop (``loop_gathers``; *row_items*: the work-group's
+    items along x)."""
     counts = collections.Counter(dict.fromkeys(
         ("instructions", "zmm", "ymm", "xmm", "packed_moves", "scalar_moves", "gathers",
          "scatters", "packed_arithmetic", "packed_arithmetic_bits"), 0))
@@ -64,7 +72,7 @@ def count_instructions(disassembly: str) -> dict[str, int]:
         match = INSTRUCTION.match(line)
         if not match:
             continue
-        mnemonic, operands = match.groups()
+        _, mnemonic, operands = match.groups()
         counts["instructions"] += 1
         bits = 0
         for width, wide in (("zmm", 512), ("ymm", 256), ("xmm", 128)):
@@ -79,7 +87,71 @@ def count_instructions(disassembly: str) -> dict[str, int]:
         counts["scalar_moves"] += mnemonic in SCALAR_MOVES
         counts["gathers"] += "gather" in mnemonic
         counts["scatters"] += "scatter" in mnemonic
-    return dict(counts)
+    return {**counts, **loop_gathers(disassembly, row_items)}
+
+
+def _lanes(mnemonic: str, operands: str) -> int:
+    """Elements one gather or scatter moves: its vector register's bits over the element's
+    (``…ps``/``…dd`` 32-bit, ``…pd``/``…qq`` 64-bit); a scatter's source register is its
+    first operand, a gather's destination its last."""
+    bits = 64 if mnemonic.endswith(("pd", "qq")) else 32
+    if "scatter" in mnemonic:
+        width = re.match(r"%([xyz])mm", operands)
+    else:
+        width = GATHER_DESTINATION.search(operands)
+    return {"x": 128, "y": 256, "z": 512}[width.group(1)] // bits if width else 1
+
+
+def _step(body: Sequence[tuple[int, str, str]]) -> int | None:
+    """Items one pass of a vectorized work-item loop covers: the immediate of the add or sub
+    that counts them (PoCL's loops count items, up or down): the one on the register the last
+    compare before the jump back tests, else one whose flags a conditional jump tests at once
+    (a counter that leaves the loop); None where neither is found or it is no item count (a
+    byte offset past 64)."""
+    steps: list[tuple[int, str, bool]] = []
+    tested = None
+    for k, (_, mnemonic, operands) in enumerate(body[:-1]):
+        if mnemonic.startswith(("cmp", "test")):
+            tested = operands.rsplit(",", 1)[-1].lstrip("%")
+        match = STEP.match(operands.replace(" ", ""))
+        if match and mnemonic.startswith(("add", "sub")):
+            step = int(match.group(1), 16)
+            step = (1 << 64) - step if step >= 1 << 63 else step
+            steps.append((step, match.group(2), body[k + 1][1].startswith("j")))
+    chosen = [st for st, reg, _ in steps if reg == tested] or \
+        [st for st, _, exits in steps if exits]
+    return chosen[-1] if chosen and 1 < chosen[-1] <= 64 else None
+
+
+def loop_gathers(disassembly: str, row_items: int | None = None) -> dict[str, float]:
+    """Elements a work item gathers and scatters in one pass of the function's loops, at the
+    loop that gathers most: a loop is a jump back, its body the instructions from the target to
+    the jump; each gather moves its register's elements (``_lanes``), shared by the items one
+    pass covers (``_step``; where no item counter is found, a row of the work-group,
+    *row_items*: a loop over the group's rows whose row LLVM unrolled into vectors, a local
+    tile's, counts bytes; else the widest gather's or scatter's elements).
+    A vectorized work-item loop that loads a neighbour it cannot prove contiguous gathers one
+    element an item per gather (Jacobi's branch form in one-row groups on the EPYC: six an item,
+    against one in taller groups); static counts of the whole function cannot tell those from
+    the gathers of a path that seldom runs."""
+    code = [(int(m.group(1), 16), m.group(2), m.group(3))
+            for m in map(INSTRUCTION.match, disassembly.splitlines()) if m]
+    best = {"loop_gathers_per_item": 0.0, "loop_scatters_per_item": 0.0}
+    for i, (address, mnemonic, operands) in enumerate(code):
+        target = JUMP_TARGET.match(operands) if mnemonic.startswith("j") else None
+        if not target or int(target.group(1), 16) > address:
+            continue
+        start = int(target.group(1), 16)
+        body = [c for c in code[:i + 1] if c[0] >= start]
+        moved = [(m, _lanes(m, o)) for _, m, o in body if "gather" in m or "scatter" in m]
+        if not moved:
+            continue
+        items = _step(body) or row_items or max(n for _, n in moved)
+        gathered = sum(n for m, n in moved if "gather" in m) / items
+        if gathered > best["loop_gathers_per_item"] or not best["loop_gathers_per_item"]:
+            best = {"loop_gathers_per_item": gathered,
+                    "loop_scatters_per_item": sum(n for m, n in moved if "scatter" in m) / items}
+    return best
 
 
 def widest_vector_bits(counts: Mapping[str, int]) -> int:
@@ -150,6 +222,6 @@ def work_group_isa(binary: bytes, kernel: str, local_size: Sequence[int], *,
         return None
     if done.returncode != 0:
         return None
-    counts = count_instructions(done.stdout)
+    counts = count_instructions(done.stdout, size[0])
     return {**counts, "widest_vector_bits": widest_vector_bits(counts)}
 

@@ -125,6 +125,12 @@ class ModelParams:
     # whose chains were vectorized across items (_predict.item_issue_time); nominal: two a
     # cycle a compute unit; 0: no such figure (a GPU)
     item_issue_per_s: float = 0.0
+    # elements per second, all compute units, that a CPU's packed gather and scatter
+    # instructions move (one an item a lane) where its runtime vectorized a work-group's items
+    # with them (lane_gathers; _predict.lane_gather_time); nominal: one every two cycles a
+    # compute unit; 0: none (a GPU: its lanes load and store on their own)
+    lane_gathers_per_s: float = 0.0
+    lane_scatters_per_s: float = 0.0
     # the compiler unrolls a tile's fetch loop, a block's loads issued together
     # (_stats._fetch_unrolled_rounds: NVIDIA's ptxas, read from its SASS); taken for any GPU,
     # the only GPU compiler gencl has met. A CPU runtime's loop is priced a round a pass
@@ -272,6 +278,13 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
     item_issue = get("item_issue_per_s", 2.0 * clock * max(cus, 1)) if not is_gpu else 0.0
     if is_gpu:
         sources["item_issue_per_s"] = "n/a"
+    # an element a lane of a CPU's packed gather or scatter (nominal: one every two cycles a
+    # compute unit); a GPU has no such instructions
+    lane_gathers, lane_scatters = (
+        (get(key, clock * max(cus, 1) / 2) if not is_gpu else 0.0)
+        for key in ("lane_gathers_per_s", "lane_scatters_per_s"))
+    if is_gpu:
+        sources.update(lane_gathers_per_s="n/a", lane_scatters_per_s="n/a")
     int_rate = rate("int_peak_ops", sp / 2)
     return ModelParams(
         device=str(summary.get("device") or device.get("name") or "unknown"),
@@ -345,6 +358,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         barriers_serialize_items=not is_gpu and sp / (clock * max(cus, 1))
         > SCALAR_FLOPS_PER_CYCLE,
         item_issue_per_s=item_issue,
+        lane_gathers_per_s=lane_gathers,
+        lane_scatters_per_s=lane_scatters,
         footprint_bandwidths=tuple(steps),
         group_row_shares=tuple(row_shares),
         gather_rates=tuple(gather_rates),
@@ -365,7 +380,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
 #: numbers are nominal)
 TERM_SOURCES: dict[str, tuple[str, ...]] = {
     "compute": ("sp_madd_peak_flops", "dp_peak_flops", "int_peak_ops", "native_sf_peak_ops",
-                "sp_ridge_work_items", "registers_per_block", "item_issue_per_s"),
+                "sp_ridge_work_items", "registers_per_block", "item_issue_per_s",
+                "lane_gathers_per_s", "lane_scatters_per_s"),
     "memory_bandwidth": ("copy_bw_Bps", "cache_levels"),
     "l2_bandwidth": ("l2_line_requests_per_s", "l2_sectors_per_s", "l2_read_bw_Bps"),
     # (not store_requests_per_s: without it wide stores are priced as other requests, no

@@ -288,6 +288,18 @@ def item_issue_time(stats: KernelStats, p: ModelParams) -> float:
     return (vector_op_instructions(stats, p) + accesses) / p.item_issue_per_s
 
 
+def lane_gather_time(stats: KernelStats, p: ModelParams) -> float:
+    """Seconds a CPU's packed gathers and scatters take to move what a launch's items gather
+    and scatter: the elements an item moves in a pass of its work-group function's
+    most-gathering loop (the build's machine code, ``_vector_rate.with_isa``; Jacobi's branch
+    form in one-row groups on the EPYC gathers six and scatters two an item, each neighbour and
+    result it cannot prove contiguous) × the items, at ``lane_gathers_per_s`` and
+    ``lane_scatters_per_s``. 0 without the counts or the rates (a GPU)."""
+    moved = ((stats.extra.get("gathered_per_item"), p.lane_gathers_per_s),
+             (stats.extra.get("scattered_per_item"), p.lane_scatters_per_s))
+    return sum(stats.work_items * float(n) / rate for n, rate in moved if n and rate)
+
+
 def vector_op_instructions(stats: KernelStats, p: ModelParams) -> float:
     """Instructions of a vector-typed item's arithmetic: loopy counts each lane's operation; an
     item's ``floatN`` operation is one instruction a ``lane_access_bytes`` chunk of its widest
@@ -889,6 +901,9 @@ def predict(stats: KernelStats, p: ModelParams, *, steps: int = 1,
     # too, so the larger of the two. As lanes, the items would compute in t_compute / serial
     t_lanes = t_compute / serial
     t_compute = max(t_compute, item_issue_time(stats, p) if not traffic else 0.0)
+    # the elements a CPU build gathers and scatters, a packed instruction's lane an item each,
+    # at the rates the lane_gathers benchmark measured: the larger, as issue is
+    t_compute = max(t_compute, lane_gather_time(stats, p) if not traffic else 0.0)
     exponent = p.overlap_vector_exponent if vectorized(stats) else p.overlap_scalar_exponent
 
     def combined(t_ops: float, t_dram: float, t_fill: float, t_requests: float,

@@ -62,12 +62,17 @@ def vectorized_across_items(isa: Mapping[str, Any], access_bits: int) -> bool:
 
 def with_isa(stats: KernelStats, isa: Mapping[str, Any] | None) -> KernelStats:
     """*stats* with whether the CPU runtime ran the work-group's items as lanes of packed
-    instructions (``extra["items_as_lanes"]``, ``vectorized_across_items``), from the counts of
-    its work-group function (a Measurement's ``extra["isa"]``); unchanged without counts."""
+    instructions (``extra["items_as_lanes"]``, ``vectorized_across_items``) and the elements an
+    item moves with packed gathers and scatters (``extra["gathered_per_item"]``,
+    ``extra["scattered_per_item"]``, ``gencl.measure._isa.loop_gathers``), from the counts of its
+    work-group function (a Measurement's ``extra["isa"]``); unchanged without counts."""
     if not isa:
         return stats
     bits = max((a.itemsize * 8 * a.vec_width for a in stats.accesses if a.space == "global"),
                default=32)
-    return dataclasses.replace(stats, extra={**stats.extra,
-                                             "items_as_lanes": vectorized_across_items(isa, bits)})
+    return dataclasses.replace(stats, extra={
+        **stats.extra, "items_as_lanes": vectorized_across_items(isa, bits),
+        # elements an item gathers and scatters a pass of the function's most-gathering loop
+        "gathered_per_item": float(isa.get("loop_gathers_per_item") or 0.0),
+        "scattered_per_item": float(isa.get("loop_scatters_per_item") or 0.0)})
 

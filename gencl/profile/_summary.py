@@ -110,6 +110,10 @@ MEASURED_KEYS: dict[str, str] = {
     "gather_requests_by_footprint": "[{footprint_bytes: B, requests_per_s: requests/s}]",
     # DRAM bandwidth at a work-group height over one row's (row_streams)
     "bandwidth_share_by_group_rows": "[{rows: rows of each array, share}]",
+    # elements a second a CPU's packed gathers and scatters move, one an item a lane
+    # (lane_gathers)
+    "lane_gathers_per_s": "elements/s",
+    "lane_scatters_per_s": "elements/s",
 }
 
 #: Every key of summary.json, in order.
