@@ -28,12 +28,17 @@ RATES = {"lane_gathers_per_s": "loop_gathers_per_item",
          "lane_scatters_per_s": "loop_scatters_per_item"}
 
 
-def moved_per_item(record: Mapping[str, Any], count: str) -> float | None:
+def counted(record: Mapping[str, Any]) -> bool:
+    """Whether the record carries its build's loop counts (not a GPU's, nor one measured
+    without objdump)."""
+    isa = (record.get("extra") or {}).get("isa") or {}
+    return all(isinstance(isa.get(c), int | float) for c in RATES.values())
+
+
+def moved_per_item(record: Mapping[str, Any], count: str) -> float:
     """Elements an item moves a pass of the build's most-gathering loop (*count*: gathered or
-    scattered); None where the record carries no CPU machine code counts (a GPU, objdump
-    missing)."""
-    value = ((record.get("extra") or {}).get("isa") or {}).get(count)
-    return float(value) if isinstance(value, int | float) else None
+    scattered), of a ``counted`` record."""
+    return float(record["extra"]["isa"][count])
 
 
 def seconds_per_item(record: Mapping[str, Any]) -> float:
@@ -56,8 +61,7 @@ def analyze_lane_gathers(records: Sequence[Mapping[str, Any]], device: Mapping[s
     """lane_gathers_per_s, lane_scatters_per_s: one over the slope of an item's time against
     the elements its machine code gathers (the points without scatters) and scatters (the
     points with them)."""
-    ok = [r for r in ok_records(records)
-          if None not in (moved_per_item(r, c) for c in RATES.values())]
+    ok = [r for r in ok_records(records) if counted(r)]
     if not any(moved_per_item(r, c) for r in ok for c in RATES.values()):
         return AnalysisResult((), notes=(
             "no packed gathers or scatters in the builds' machine code (a GPU's lanes load "
@@ -71,7 +75,7 @@ def analyze_lane_gathers(records: Sequence[Mapping[str, Any]], device: Mapping[s
     }
     chars, notes, lines = [], [], []
     for name, points in groups.items():
-        line = fit(points)  # type: ignore[arg-type]
+        line = fit(points)
         what = name.split("_")[1]
         if line is None:
             notes.append(f"{name}: fewer than two {what} counts, or a time that does not "

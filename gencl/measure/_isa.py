@@ -48,6 +48,8 @@ SCALAR_MOVES = frozenset(("vmovss", "movss", "vmovsd", "movsd"))
 PACKED_ARITHMETIC = re.compile(r"^v?(add|sub|mul|div|min|max|sqrt|fn?m(add|sub)\d*)p[sd]$")
 #: a gather's destination, the last register it names: "vgatherdps (%rdi,%ymm16,4),%ymm14{%k3}"
 GATHER_DESTINATION = re.compile(r"%([xyz])mm\d+(?:\{[^}]*\})*\s*$")
+#: a scatter's source, the first operand: "vscatterdps %ymm14,(%rdx,%ymm16,4){%k3}"
+SCATTER_SOURCE = re.compile(r"^%([xyz])mm")
 #: a jump and its target: "jne    14d0 <_pocl_kernel_jacobi+0x4d0>"
 JUMP_TARGET = re.compile(r"^([0-9a-f]+)\s+<")
 #: an induction step: "add    $0x8,%rax", "add    $0xfffffffffffffff0,%rax", "sub    $0x10,%rcx"
@@ -95,10 +97,8 @@ def _lanes(mnemonic: str, operands: str) -> int:
     (``…ps``/``…dd`` 32-bit, ``…pd``/``…qq`` 64-bit); a scatter's source register is its
     first operand, a gather's destination its last."""
     bits = 64 if mnemonic.endswith(("pd", "qq")) else 32
-    if "scatter" in mnemonic:
-        width = re.match(r"%([xyz])mm", operands)
-    else:
-        width = GATHER_DESTINATION.search(operands)
+    width = SCATTER_SOURCE.match(operands) if "scatter" in mnemonic \
+        else GATHER_DESTINATION.search(operands)
     return {"x": 128, "y": 256, "z": 512}[width.group(1)] // bits if width else 1
 
 
@@ -136,7 +136,7 @@ def loop_gathers(disassembly: str, row_items: int | None = None) -> dict[str, fl
     the gathers of a path that seldom runs."""
     code = [(int(m.group(1), 16), m.group(2), m.group(3))
             for m in map(INSTRUCTION.match, disassembly.splitlines()) if m]
-    best = {"loop_gathers_per_item": 0.0, "loop_scatters_per_item": 0.0}
+    best = (0.0, 0.0)  # (gathered, scattered) an item a pass; the most gathered, then scattered
     for i, (address, mnemonic, operands) in enumerate(code):
         target = JUMP_TARGET.match(operands) if mnemonic.startswith("j") else None
         if not target or int(target.group(1), 16) > address:
@@ -144,17 +144,14 @@ def loop_gathers(disassembly: str, row_items: int | None = None) -> dict[str, fl
         start = int(target.group(1), 16)
         body = [c for c in code[:i + 1] if c[0] >= start]
         moved = [(m, _lanes(m, o)) for _, m, o in body if "gather" in m or "scatter" in m]
-        if not moved:
-            continue
-        items = _step(body) or row_items or max(n for _, n in moved)
-        gathered = sum(n for m, n in moved if "gather" in m) / items
-        if gathered > best["loop_gathers_per_item"] or not best["loop_gathers_per_item"]:
-            best = {"loop_gathers_per_item": gathered,
-                    "loop_scatters_per_item": sum(n for m, n in moved if "scatter" in m) / items}
-    return best
+        if moved:
+            items = _step(body) or row_items or max(n for _, n in moved)
+            best = max(best, (sum(n for m, n in moved if "gather" in m) / items,
+                              sum(n for m, n in moved if "scatter" in m) / items))
+    return {"loop_gathers_per_item": best[0], "loop_scatters_per_item": best[1]}
 
 
-def widest_vector_bits(counts: Mapping[str, int]) -> int:
+def widest_vector_bits(counts: Mapping[str, float]) -> int:
     """Bits of the widest register the code names (0: none)."""
     return next((bits for bits, reg in ((512, "zmm"), (256, "ymm"), (128, "xmm"))
                  if counts.get(reg)), 0)
