@@ -21,8 +21,9 @@ or where neither holds the function: another runtime, PoCL's kernel cache turned
 PoCL changed). The counts are static (every path the code holds: the vectorized loop, its
 remainder, the boundary cases), so they say which kinds of code the runtime emitted, not how
 often each runs; ``loop_gathers`` adds what one loop does a pass: the elements an item gathers
-and scatters in the loop that gathers most. Stored in each Measurement (``extra["isa"]``) as the build log and NVIDIA's
-SASS counts are, and read by the model (``gencl.model._vector_rate.with_isa``).
+and scatters in the loop that gathers most. Stored in each Measurement (``extra["isa"]``) as the
+build log and NVIDIA's SASS counts are, and read by the model
+(``gencl.model._vector_rate.with_isa``).
 """
 
 from __future__ import annotations
