@@ -148,6 +148,13 @@ class ModelParams:
     # (rows of each array a work-group touches, share of one row's DRAM bandwidth), fewest
     # rows first (row_streams); (): the same bandwidth at every height
     group_row_shares: tuple[tuple[float, float], ...] = ()
+    # (rows one item walks in all arrays, share of one row's DRAM bandwidth), fewest first, of
+    # items a CPU runtime runs one at a time, each row of an array in a set of its own
+    # (column_walk's offset rows); (): no share
+    item_stream_shares: tuple[tuple[float, float], ...] = ()
+    # (the most of one item's lines in one first-level set, share), fewest first (column_walk's
+    # aliased rows: every row in one set); (): no share
+    item_set_line_shares: tuple[tuple[float, float], ...] = ()
     # (table bytes, line requests per second) of gathers one line a lane, smallest first
     # (request_overlap); (): the next level's one rate at every footprint
     gather_rates: tuple[tuple[float, float], ...] = ()
@@ -256,6 +263,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
     steps = curve("bandwidth_by_footprint", "footprint_bytes", "bandwidth_Bps")
     gather_rates = curve("gather_requests_by_footprint", "footprint_bytes", "requests_per_s")
     row_shares = curve("bandwidth_share_by_group_rows", "rows", "share")
+    stream_shares = curve("bandwidth_share_by_item_streams", "streams", "share")
+    set_line_shares = curve("bandwidth_share_by_item_set_lines", "lines", "share")
     if is_gpu:
         # a GPU's group reads its rows at once, in warps: what its heights change there is the
         # warps' shape (H200: float4 one-array lines 1.25× faster from two rows, float16 ones
@@ -263,6 +272,10 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         # (one thread runs a group's rows one after another, its prefetchers following them)
         sources["bandwidth_share_by_group_rows"] = "n/a"
         row_shares = []
+        # a GPU runs no item on its own: its lanes walk their rows together (column_walk)
+        sources.update(bandwidth_share_by_item_streams="n/a",
+                       bandwidth_share_by_item_set_lines="n/a")
+        stream_shares, set_line_shares = [], []
     round_times = curve("round_time_by_inflight", "inflight_bytes_per_cu", "round_s")
     registers = int(device.get("registers_per_block") or 0)
     # the driver's figure (NVIDIA's device attribute), not a benchmark's; a CPU has no such limit
@@ -362,6 +375,8 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         lane_scatters_per_s=lane_scatters,
         footprint_bandwidths=tuple(steps),
         group_row_shares=tuple(row_shares),
+        item_stream_shares=tuple(stream_shares),
+        item_set_line_shares=tuple(set_line_shares),
         gather_rates=tuple(gather_rates),
         round_times=tuple(round_times),
         cached_round_s=get("l2_round_s", reread),

@@ -32,7 +32,9 @@ hides fetches, not how DRAM traffic hides cache requests); where the profile lac
   staircase's at the launch's own footprint, every global array together (``dram_bandwidth``):
   12.6 MB of Jacobi arrays stay in a CPU's caches from launch to launch. On a CPU, past the
   staircase's DRAM plateau, that bandwidth is scaled by the share the rows a work-group keeps
-  open in each array leave (``_row_streams.group_row_share``, the ``row_streams`` benchmark);
+  open in each array leave (``_row_streams.group_row_share``, the ``row_streams`` benchmark),
+  and where the items run one at a time, by the share the rows each walks leave (the
+  ``column_walk`` benchmark);
 - next-level bandwidth: what each work-group brings into the first-level cache (its tile, its
   halo rows, a 3-D item's neighbour planes: ``_cache_reuse.first_level_fills``), its line
   requests and its sectors each at the next level's measured rate (``l2_line_requests_per_s``,
@@ -1092,9 +1094,11 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
         # open in each array leave (_row_streams.group_row_share, measured by row_streams); the
         # speedup is the model's time at one row's bandwidth
         Criterion("group_rows", group_rows[0], group_rows[1],
-                  "each work-group keeps many rows of an array open at once, and this device's "
-                  "DRAM streams them slower: flatter work-groups (fewer rows, longer runs of "
-                  "each), or fewer rows streamed an item"),
+                  "each work-group keeps many rows of an array open at once, or each item "
+                  "walks many rows one item at a time (worst where they lie a power of two "
+                  "apart), and this device's DRAM streams them slower: flatter work-groups "
+                  "(fewer rows, longer runs of each), fewer rows streamed an item, or padded "
+                  "rows"),
         # not one of seed 001's: DRAM's time over the next level's for what the groups bring
         # into the first level (_cache_reuse.first_level_fills); the speedup is the model's
         # time were the fills no slower than DRAM's traffic

@@ -17,6 +17,19 @@ one item moves of it; where no trace was counted, every array has the group's he
 applies where the launch's footprint is on the footprint staircase's DRAM plateau
 (``dram_plateau_bytes``): the benchmark measured DRAM, and what a cache level serves was not
 measured so.
+
+Where a CPU runtime runs the items one at a time (the build's machine code shows no packed
+arithmetic across them: ``extra["items_as_lanes"]`` False, ``_vector_rate.with_isa``) and an
+item touches more than one row of an array, the work-group interleaves the item's rows at the
+grain of one item's vector, not of a row's run: the ``column_walk`` benchmark measured that on the
+EPYC VM, its share falling with the rows one item walks in all arrays together
+(``bandwidth_share_by_item_streams``), and much faster where those rows lie in one set of the
+first-level cache (``bandwidth_share_by_item_set_lines``: rows 16 KiB apart, as a power-of-two
+image's are; the item's lines evict one another before the next items read the rest of them).
+Such a launch's share is the smaller of the two at its item's rows and at the most of its lines
+one set holds (``item_walk``: the trace's addresses of one item, every array's base taken as
+aligned to ``SET_SPAN_BYTES``, as large buffers are), times the rows' share of the group's rows
+beyond the item's own (each array's runs over the item's).
 """
 
 from __future__ import annotations
@@ -36,6 +49,12 @@ RUN_GAP_BYTES = 256
 MAX_ADDRESSES = 1 << 20
 #: the staircase's DRAM plateau: where every step from there on is within this of the last
 PLATEAU_TOLERANCE = 0.15
+#: bytes a first-level cache's sets span (sets × line): 4 KiB on x86 cores, whose L1 is indexed
+#: within the page (48 KiB of 12 ways on Zen 5; 32 KiB of 8 on Skylake); the column_walk
+#: benchmark's aliased rows are a multiple of it apart
+SET_SPAN_BYTES = 4096
+#: a CPU's cache line
+LINE_BYTES = 64
 
 
 def array_runs(addr: Any, step: Any, local: Any, item_bytes: int) -> int | None:
@@ -59,12 +78,13 @@ def array_runs(addr: Any, step: Any, local: Any, item_bytes: int) -> int | None:
     return 1 + int(np.count_nonzero(np.diff(start) > width + RUN_GAP_BYTES))
 
 
-def group_rows(stats: KernelStats) -> dict[str, tuple[int, float]]:
-    """Per global array of the item trace: (runs a work-group touches, bytes one item moves of
-    it); {} without a trace or where an array's runs could not be counted."""
+def group_rows(stats: KernelStats, one_item: bool = False) -> dict[str, tuple[int, float]]:
+    """Per global array of the item trace: (runs a work-group touches, or one item where
+    *one_item*, bytes one item moves of it); {} without a trace or where an array's runs could
+    not be counted."""
     trace: Mapping[str, Any] = stats.extra.get("item_trace") or {}
     arrays = trace.get("arrays") or {}
-    local = list(trace.get("local") or [])
+    local = [1] * len(trace.get("local") or []) if one_item else list(trace.get("local") or [])
     out: dict[str, tuple[int, float]] = {}
     for name, a in arrays.items():
         runs = array_runs(a["addr"], a["step"], local, int(a["bytes"]))
@@ -72,6 +92,45 @@ def group_rows(stats: KernelStats) -> dict[str, tuple[int, float]]:
             return {}
         out[name] = (runs, float(len(a["addr"]) * int(a["bytes"])))
     return out
+
+
+def set_lines(stats: KernelStats) -> int:
+    """The most of one item's cache lines (every array of its trace) that fall in one set of a
+    first-level cache spanning SET_SPAN_BYTES, each array's base aligned to that span."""
+    arrays = (stats.extra.get("item_trace") or {}).get("arrays") or {}
+    sets: dict[int, int] = {}
+    for a in arrays.values():
+        addr = np.asarray(a["addr"], dtype=np.int64)
+        lines = np.unique(np.concatenate([addr, addr + int(a["bytes"]) - 1]) // LINE_BYTES)
+        for s, n in zip(*np.unique(lines % (SET_SPAN_BYTES // LINE_BYTES), return_counts=True)):
+            sets[int(s)] = sets.get(int(s), 0) + int(n)
+    return max(sets.values(), default=0)
+
+
+def item_walk(stats: KernelStats) -> tuple[int, int] | None:
+    """(rows one item touches in all arrays together, the most of its lines one set holds)
+    where the runtime runs the items one at a time and an item touches more than one row of an
+    array; None elsewhere (items as lanes, or not known so; one row an array; no trace)."""
+    if stats.extra.get("items_as_lanes") is not False:
+        return None
+    rows = group_rows(stats, one_item=True)
+    if not rows or max(runs for runs, _ in rows.values()) < 2:
+        return None
+    return sum(runs for runs, _ in rows.values()), set_lines(stats)
+
+
+def item_walk_share(stats: KernelStats, p: ModelParams) -> float:
+    """The share of DRAM's bandwidth an item walking its rows one at a time leaves: the smaller
+    of column_walk's at its rows in all arrays and at its lines in one set (1 without a walk,
+    or without either table)."""
+    walk = item_walk(stats)
+    if walk is None:
+        return 1.0
+    streams, lines = walk
+    shares = [share_at(x, t) for x, t in ((streams, p.item_stream_shares),
+                                          (lines, p.item_set_line_shares)) if t]
+    # a walk moves no byte faster than one row's stream (a share past 1 is that line's noise)
+    return min([1.0, *shares])
 
 
 def share_at(rows: float, table: tuple[tuple[float, float], ...]) -> float:
@@ -98,15 +157,25 @@ def dram_plateau_bytes(p: ModelParams) -> float:
 
 def group_row_share(stats: KernelStats, p: ModelParams) -> float:
     """The share of DRAM's bandwidth the launch's open rows leave (1 where none was measured,
-    or where its footprint is not past the caches)."""
+    or where its footprint is not past the caches); where its items walk their rows one at a
+    time, column_walk's share at the item's rows times row_streams' at the group's rows over
+    the item's."""
     table = p.group_row_shares
-    if not table or sum(stats.footprint.values()) < dram_plateau_bytes(p):
+    if not (table or p.item_stream_shares or p.item_set_line_shares) \
+            or sum(stats.footprint.values()) < dram_plateau_bytes(p):
         return 1.0
+    walking = item_walk(stats) is not None
+    walk = item_walk_share(stats, p)
     rows = group_rows(stats)
+    if not table:
+        return walk
     if not rows:
         local = stats.local_size or (stats.group_size,)
         return share_at(local[1] if len(local) > 1 else 1, table)
     moved = sum(b for _, b in rows.values())
     if moved <= 0:
         return 1.0
-    return moved / sum(b / share_at(runs, table) for runs, b in rows.values())
+    # a walking item's own rows are the walk's: the group's rows beyond them, row_streams'
+    item = group_rows(stats, one_item=True) if walking else {}
+    return walk * moved / sum(b / share_at(runs / item.get(k, (1, b))[0], table)
+                              for k, (runs, b) in rows.items())

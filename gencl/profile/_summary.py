@@ -110,6 +110,10 @@ MEASURED_KEYS: dict[str, str] = {
     "gather_requests_by_footprint": "[{footprint_bytes: B, requests_per_s: requests/s}]",
     # DRAM bandwidth at a work-group height over one row's (row_streams)
     "bandwidth_share_by_group_rows": "[{rows: rows of each array, share}]",
+    # DRAM bandwidth of items run one at a time at the rows each walks in all arrays over one
+    # row's, its rows in sets of their own or all in one first-level set (column_walk)
+    "bandwidth_share_by_item_streams": "[{streams: rows an item walks in all arrays, share}]",
+    "bandwidth_share_by_item_set_lines": "[{lines: an item's lines in one set, share}]",
     # elements a second a CPU's packed gathers and scatters move, one an item a lane
     # (lane_gathers)
     "lane_gathers_per_s": "elements/s",
