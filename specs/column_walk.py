@@ -3,21 +3,18 @@
 A CPU runtime that cannot run a work-group's items as lanes of packed instructions (an item
 with a loop of its own: LLVM vectorizes innermost loops only; a vector-typed item) runs them one
 after another, and an item that walks down its column (a stencil streamed along y: rows j … j +
-s - 1 of each array, a vector of each) goes from row to row every few bytes. The next item then
-walks the same rows a vector further on: the work-group interleaves s × arrays streams at the
-grain of one item's vector, where items run as lanes (``row_streams``) take a whole run of a row
-before the next. On the EPYC VM a scratch walk of float4 items lost bandwidth far faster with s
-than row_streams' groups do with their rows (42 GB/s at 1 row, 19–22 at 8, 6.2 at 32;
-docs/tuning.md). This benchmark measures that: ``out[b, r, i] = Σₐ inₐ[b, r, i]`` over A input
-arrays and one output, floatW items, each item (i, b) looping over the s rows r of its band b
-(``s`` a kernel argument: a loop, so its items are never lanes), work-groups of one row of 256
-or 257 items. Two array counts, like row_streams, tell the rows of each array from the streams of all
-arrays together, and two row pitches tell the streams from a first-level cache's sets: rows of 16
-KiB and a line (each row of an array a set further on in a cache indexed by 4 KiB, as x86 cores'
-L1 are) and rows of 16 KiB (every row of every array in one set, as a power-of-two image's rows
-are: the item's lines evict one another before the next items use the rest of them). The
-footprint past the device's global cache as row_streams' (every byte from DRAM once; no buffer
-rotation).
+s - 1 of each array, a vector of each) goes from row to row every few bytes. The next item walks
+the same rows a vector further on: the work-group interleaves s × arrays streams at the grain of
+one item's vector, where items run as lanes (``row_streams``) take a whole run of a row before
+the next. This benchmark measures that: ``out[b, r, i] = Σₐ inₐ[b, r, i]`` over A input arrays
+and one output, floatW items, each item (i, b) looping over the s rows r of its band b (``s`` a
+kernel argument: a loop, so its items are never lanes), work-groups of one row of 256 or 257
+items. Two array counts, like row_streams', tell the rows of each array from the rows of all
+arrays together; two row pitches tell the streams from a first-level cache's sets: 16 KiB and a
+line (each row of an array a set further on in a cache indexed by 4 KiB, as x86 cores' L1 are)
+and 16 KiB (every row of every array in one set, as a power-of-two image's rows are: the item's
+lines evict one another before the next items read the rest of them). The footprint past the
+device's global cache as row_streams' (every byte from DRAM once; no buffer rotation).
 """
 
 import loopy as lp

@@ -159,7 +159,7 @@ from gencl.model._registers import resident_items_per_cu, spill_requests
 from gencl.model._row_streams import group_row_share
 from gencl.model._schedule import scheduled_loop_rounds
 from gencl.model._stats import Access, KernelStats
-from gencl.model._vector_rate import op_rate, vectorized
+from gencl.model._vector_rate import items_as_lanes, op_rate, vectorized
 
 
 @dataclass(frozen=True)
@@ -281,8 +281,7 @@ def item_issue_time(stats: KernelStats, p: ModelParams) -> float:
     "What PoCL compiled for the EPYC's Jacobi slice"); box2d25's `float4` and `float8` items
     one at a time take 20–30 cycles each, their time halving as the width doubles
     (docs/tuning.md, "Open rows priced")."""
-    if stats.extra.get("items_as_lanes", True) \
-            or not p.barriers_serialize_items or not p.item_issue_per_s:
+    if items_as_lanes(stats) or not p.barriers_serialize_items or not p.item_issue_per_s:
         return 0.0
     if not vectorized(stats):
         return issued_instructions(stats, p) / p.item_issue_per_s
@@ -729,13 +728,13 @@ def item_floor(stats: KernelStats, p: ModelParams) -> float:
 
 def round_lanes(stats: KernelStats, p: ModelParams) -> float:
     """Work items one load round's instructions serve at once: on a CPU runtime that runs
-    scalar-typed items as the lanes of its vectors (``items_as_lanes``, from the build's machine
-    code; assumed before it), one vector load a site for as many items as its widest access
-    holds elements (``lane_access_bytes``: 64 on a CPU, 16 floats); else one. The EPYC's
-    one-wide padded Jacobi rows at n = 4096 ran at DRAM's pace (6.3–7.7 ms) where a round
+    scalar-typed items as the lanes of its vectors (``items_as_lanes``: the build's machine
+    code, or before it what the item's code tells), one vector load a site for as many items
+    as its widest access holds elements (``lane_access_bytes``: 64 on a CPU, 16 floats); else
+    one. The EPYC's one-wide padded Jacobi rows at n = 4096 ran at DRAM's pace (6.3–7.7 ms) where a round
     an item priced them at 9.6 ms of latency. Not for vector-typed items: screened on
     star2d_r2's, whose ranking it broke (ρ 0.70 → 0.52; docs/tuning.md, "Open rows priced")."""
-    if p.little_over_items or vectorized(stats) or not stats.extra.get("items_as_lanes", True):
+    if p.little_over_items or vectorized(stats) or not items_as_lanes(stats):
         return 1.0
     element = max((a.itemsize for a in stats.accesses if a.space == "global"), default=4)
     return max(1.0, p.lane_access_bytes / element)

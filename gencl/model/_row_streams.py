@@ -19,7 +19,8 @@ applies where the launch's footprint is on the footprint staircase's DRAM platea
 measured so.
 
 Where a CPU runtime runs the items one at a time (the build's machine code shows no packed
-arithmetic across them: ``extra["items_as_lanes"]`` False, ``_vector_rate.with_isa``) and an
+arithmetic across them, or before a build the item's code is vector-typed or keeps a loop:
+``_vector_rate.items_as_lanes``) and an
 item touches more than one row of an array, the work-group interleaves the item's rows at the
 grain of one item's vector, not of a row's run: the ``column_walk`` benchmark measured that on the
 EPYC VM, its share falling with the rows one item walks in all arrays together
@@ -42,6 +43,7 @@ import numpy as np
 
 from gencl.model._params import ModelParams
 from gencl.model._stats import KernelStats
+from gencl.model._vector_rate import items_as_lanes
 
 #: addresses closer than this belong to one run of a row (a line or two of lanes' slack)
 RUN_GAP_BYTES = 256
@@ -111,7 +113,7 @@ def item_walk(stats: KernelStats) -> tuple[int, int] | None:
     """(rows one item touches in all arrays together, the most of its lines one set holds)
     where the runtime runs the items one at a time and an item touches more than one row of an
     array; None elsewhere (items as lanes, or not known so; one row an array; no trace)."""
-    if stats.extra.get("items_as_lanes") is not False:
+    if items_as_lanes(stats):
         return None
     rows = group_rows(stats, one_item=True)
     if not rows or max(runs for runs, _ in rows.values()) < 2:
@@ -164,7 +166,9 @@ def group_row_share(stats: KernelStats, p: ModelParams) -> float:
     if not (table or p.item_stream_shares or p.item_set_line_shares) \
             or sum(stats.footprint.values()) < dram_plateau_bytes(p):
         return 1.0
-    walking = item_walk(stats) is not None
+    # without column_walk's tables a walking item's rows are priced as the group's
+    walking = item_walk(stats) is not None \
+        and bool(p.item_stream_shares or p.item_set_line_shares)
     walk = item_walk_share(stats, p)
     rows = group_rows(stats)
     if not table:

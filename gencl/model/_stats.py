@@ -31,8 +31,8 @@ from gencl._json import dumps_json
 # yet in the register walk's load lanes; 38: reloaded stores counted in kept loops' passes only;
 # 39: a sub-group's lines counted in the ragged second of two work-groups along an axis; 41: a
 # sub-group's lines counted alone, not as its work-group's share; 42: every variant's
-# subgroup_lines counted, gaps or not)
-STATS_VERSION = "43"
+# subgroup_lines counted, gaps or not; 44: the loops an item's code keeps, extra["kept_loops"])
+STATS_VERSION = "44"
 
 
 @dataclass(frozen=True)
@@ -828,6 +828,15 @@ def _loop_nest(lin: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(entered))
 
 
+def _kept_loops(lin: Any) -> tuple[str, ...]:
+    """The loops the code of one work item keeps (``_loop_nest`` less the unrolled ones): a CPU
+    runtime's compiler vectorizes innermost loops only, so a work-group loop around one of these
+    runs its items one at a time (``_vector_rate.items_as_lanes``)."""
+    unrolled = {name for name, tags in lin.inames.items()
+                if any("Unroll" in type(t).__name__ for t in tags.tags)}
+    return tuple(name for name in _loop_nest(lin) if name not in unrolled)
+
+
 def _reloaded_stores(trace: list[TraceRow]) -> dict[str, int]:
     """Per array, the item's global stores (one per instruction: a vector's lanes share one
     key) that a later load of the same array follows in program order: the next pass of a
@@ -1169,6 +1178,7 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int,
                                               subgroup_size, nest)
                                           if any(a.leaves_gaps for a in accesses) else {},
                                           "item_trace": trace,
+                                          "kept_loops": _kept_loops(lin) if lin else (),
                                           "chained_load_rounds": chained,
                                           "gathers": gathers,
                                           **({"gathers_not_counted": uncounted}

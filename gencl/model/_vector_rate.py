@@ -60,6 +60,21 @@ def vectorized_across_items(isa: Mapping[str, Any], access_bits: int) -> bool:
     return int(isa.get("packed_arithmetic_bits") or 0) > max(access_bits, NARROWEST_PACKED_BITS)
 
 
+def items_as_lanes(stats: KernelStats) -> bool:
+    """Whether a CPU runtime runs the work-group's items as lanes of packed instructions: as the
+    build's machine code showed (``with_isa``); before a build, not where an item's own code is
+    vector-typed or keeps a loop of its own between barriers (``extra["kept_loops"]``: the
+    compiler vectorizes innermost loops only, and the work-group's loop is then an outer one),
+    else as lanes. On the EPYC's 13 measured spaces no build ran as lanes what this takes for
+    one at a time (docs/tuning.md); the reverse misses, a work-group narrower than the vector
+    loop's step, are the machine code's to tell."""
+    seen = stats.extra.get("items_as_lanes")
+    if seen is not None:
+        return bool(seen)
+    looped = bool(stats.extra.get("kept_loops")) and not stats.barriers_per_item
+    return not (vectorized(stats) or looped)
+
+
 def with_isa(stats: KernelStats, isa: Mapping[str, Any] | None) -> KernelStats:
     """*stats* with whether the CPU runtime ran the work-group's items as lanes of packed
     instructions (``extra["items_as_lanes"]``, ``vectorized_across_items``) and the elements an
