@@ -731,8 +731,8 @@ def round_lanes(stats: KernelStats, p: ModelParams) -> float:
     scalar-typed items as the lanes of its vectors (``items_as_lanes``: the build's machine
     code, or before it what the item's code tells), one vector load a site for as many items
     as its widest access holds elements (``lane_access_bytes``: 64 on a CPU, 16 floats); else
-    one. The EPYC's one-wide padded Jacobi rows at n = 4096 ran at DRAM's pace (6.3–7.7 ms) where a round
-    an item priced them at 9.6 ms of latency. Not for vector-typed items: screened on
+    one. The EPYC's one-wide padded Jacobi rows at n = 4096 ran at DRAM's pace (6.3–7.7 ms)
+    where a round an item priced them at 9.6 ms of latency. Not for vector-typed items: screened on
     star2d_r2's, whose ranking it broke (ρ 0.70 → 0.52; docs/tuning.md, "Open rows priced")."""
     if p.little_over_items or vectorized(stats) or not items_as_lanes(stats):
         return 1.0
