@@ -52,10 +52,13 @@ def _kill_mid_trial(url: str, out, cache) -> int:
         if running and any(t.state == TrialState.COMPLETE for t in trials):
             proc.send_signal(signal.SIGKILL)
             proc.wait()
+            seen = {t.number for t in running}
             left = [t for t in _trials(url) if t.state == TrialState.RUNNING]
-            if left:
+            if left and left[0].number in seen:
                 return left[0].number
-            return -1  # the trial finished between the look and the kill: try again
+            # the trial finished between the look and the kill (the next one, perhaps not yet
+            # given a point, is the one left running): try again
+            return -1
         time.sleep(0.05)
     proc.kill()
     raise AssertionError(f"no trial ran in time: {proc.stderr.read().decode()[-2000:]}")
