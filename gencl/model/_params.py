@@ -350,7 +350,12 @@ def params_from(summary: Mapping[str, Any], device: Mapping[str, Any]) -> ModelP
         l2_sectors_per_s=get("l2_sectors_per_s", 0.0),
         # nominal: no overlap measured, the slowest term alone
         overlap_scalar_exponent=get("overlap_scalar_exponent", math.inf),
-        overlap_vector_exponent=get("overlap_vector_exponent", math.inf),
+        # nominal: the scalar code's where that was measured (the EPYC's float4 curve fits no
+        # overlap form: RMS 0.33), not full overlap: one core's vector-typed items overlap
+        # their memory and arithmetic no better than its scalar ones (star2d_r2's float8 items
+        # ran 1.3× the larger term, docs/tuning.md "Items that walk their rows")
+        overlap_vector_exponent=get("overlap_vector_exponent",
+                                    get("overlap_scalar_exponent", math.inf)),
         dispatch_overlap_exponent=get("dispatch_overlap_exponent", math.inf),
         # nominal: cache_requests' and its level-2 rates; the memory units' exponent
         first_gather_requests_per_s=get("first_level_gather_requests_per_s",

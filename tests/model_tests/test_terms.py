@@ -4,6 +4,7 @@ accesses found in loopy's code generation, and the correction by measured residu
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -153,6 +154,20 @@ def test_concurrent_terms_combine_by_the_measured_overlap_exponent():
     assert plain.time_s == pytest.approx(t_bw)
     assert predict(stats, measured).time_s == pytest.approx(
         (2 * t_bw ** 2 + sum(t ** 2 for t in rest)) ** 0.5)
+
+
+def test_a_vector_exponent_not_measured_is_the_scalar_codes_where_that_was():
+    # the EPYC's float4 alu_fetch curve fits no overlap form: vector-typed code then overlaps
+    # as the scalar code measured, not fully (∞); without either, both ∞
+    base = {"copy_bw_Bps": 1e11}
+    scalar_only = params_from({**base, "overlap_scalar_exponent": 2.5}, GPU)
+    assert scalar_only.overlap_vector_exponent == 2.5
+    assert scalar_only.sources["overlap_vector_exponent"] == "nominal"
+    both = params_from({**base, "overlap_scalar_exponent": 2.5, "overlap_vector_exponent": 6.0},
+                       GPU)
+    assert both.overlap_vector_exponent == 6.0
+    assert both.sources["overlap_vector_exponent"] == "measured"
+    assert params_from(base, GPU).overlap_vector_exponent == math.inf
 
 
 def test_dispatch_joins_the_other_terms_by_its_own_exponent():
