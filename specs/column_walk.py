@@ -18,9 +18,10 @@ device's global cache as row_streams' (every byte from DRAM once; no buffer rota
 """
 
 import loopy as lp
-import numpy as np
 
 from gencl.spec import BenchmarkSpec, Knob
+from gencl.spec.array_sums import (
+    footprint_bytes, summed_inputs, summed_program, summed_reference)
 
 ARRAYS = (1, 3)
 WIDTHS = (4, 8)
@@ -33,38 +34,15 @@ ROW_BYTES = {"offset": (16 << 10) + 64, "aliased": 16 << 10}
 #: row of float4 or float8 (a partial group at a row's end would cost a CPU runtime a group of
 #: its own: a scratch run measured a one-row walk 0.6× as fast so)
 GROUP_ITEMS = {"offset": 257, "aliased": 256}
-MIN_FOOTPRINT = 256 << 20
-#: a quick run's (a CPU's CI profile: the EPYC's DRAM plateau starts at 64 MB)
-MIN_QUICK_FOOTPRINT = 128 << 20
 
 
 def program(point):
-    a, w = point["arrays"], point["vector_width"]
-    names = [f"in{k}" for k in range(a)]
-    tags = "c,c,c,vec" if w > 1 else "c,c,c,c"
-    shape = ("nb", "s", "c", w)
-    args = [lp.GlobalArg(n, np.float32, shape=shape, dim_tags=tags) for n in names]
-    args += [lp.GlobalArg("out", np.float32, shape=shape, dim_tags=tags,
-                          is_input=False, is_output=True),
-             lp.ValueArg("nb", np.int32), lp.ValueArg("s", np.int32),
-             lp.ValueArg("c", np.int32)]
-    total = " + ".join(f"{n}[b, r, i, l]" for n in names)
-    t = lp.make_kernel(
-        f"{{[b, r, i, l]: 0 <= b < nb and 0 <= r < s and 0 <= i < c and 0 <= l < {w}}}",
-        f"out[b, r, i, l] = {total}", args,
-        name="column_walk", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
-    t = lp.tag_inames(t, {"l": "vec" if w > 1 else "unr"})
+    t = summed_program("column_walk", point["arrays"], point["vector_width"],
+                       (("b", "nb"), ("r", "s"), ("i", "c")))
     x, y = point["workgroup"]
     # whole work-groups (``sizes`` makes them so): no bounds checks
     return lp.assume(t, f"c mod {x} = 0 and c >= {x} and nb mod {y} = 0 and nb >= {y} "
                         "and s >= 1")
-
-
-def footprint_bytes(device, quick=False) -> int:
-    """Bytes of all the arrays together: past the global cache (a power of two)."""
-    cache = int(getattr(device, "global_cache_bytes", 0) or 0)
-    want = max(MIN_QUICK_FOOTPRINT if quick else MIN_FOOTPRINT, 4 * cache)
-    return 1 << (want - 1).bit_length()
 
 
 def sizes(point, device, quick):
@@ -82,15 +60,11 @@ def verify_sizes(point, device):
 
 def inputs(point, sizes, rng):
     shape = (sizes["nb"], sizes["s"], sizes["c"], point["vector_width"])
-    return {f"in{k}": rng.random(shape, dtype=np.float32) + np.float32(0.5)
-            for k in range(point["arrays"])}
+    return summed_inputs(point["arrays"], shape, rng)
 
 
 def reference(values, point, sizes):
-    total = values["in0"].copy()
-    for k in range(1, point["arrays"]):
-        total += values[f"in{k}"]
-    return {"out": total}
+    return summed_reference(values, point["arrays"])
 
 
 def bytes_moved(point, sizes):

@@ -17,9 +17,10 @@ byte comes from DRAM; no buffer rotation (the footprint is the point).
 """
 
 import loopy as lp
-import numpy as np
 
 from gencl.spec import BenchmarkSpec, Knob
+from gencl.spec.array_sums import (
+    footprint_bytes, summed_inputs, summed_program, summed_reference)
 
 ARRAYS = (1, 3)
 WIDTHS = (4, 16)
@@ -28,9 +29,6 @@ HEIGHTS = (1, 2, 4, 8, 16, 32)
 GROUP_ROW_BYTES = 1024
 #: a row of the arrays: 17 group rows (17 KiB)
 ROW_GROUPS = 17
-MIN_FOOTPRINT = 256 << 20
-#: a quick run's (a CPU's CI profile: the EPYC's plateau starts at 64 MB)
-MIN_QUICK_FOOTPRINT = 128 << 20
 
 
 def group_width(width: int) -> int:
@@ -39,29 +37,11 @@ def group_width(width: int) -> int:
 
 
 def program(point):
-    a, w = point["arrays"], point["vector_width"]
-    names = [f"in{k}" for k in range(a)]
-    tags = "c,c,vec" if w > 1 else "c,c,c"
-    args = [lp.GlobalArg(n, np.float32, shape=("m", "c", w), dim_tags=tags) for n in names]
-    args += [lp.GlobalArg("out", np.float32, shape=("m", "c", w), dim_tags=tags,
-                          is_input=False, is_output=True),
-             lp.ValueArg("m", np.int32), lp.ValueArg("c", np.int32)]
-    total = " + ".join(f"{n}[j, i, l]" for n in names)
-    t = lp.make_kernel(
-        f"{{[j, i, l]: 0 <= j < m and 0 <= i < c and 0 <= l < {w}}}",
-        f"out[j, i, l] = {total}", args,
-        name="row_streams", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
-    t = lp.tag_inames(t, {"l": "vec" if w > 1 else "unr"})
+    t = summed_program("row_streams", point["arrays"], point["vector_width"],
+                       (("j", "m"), ("i", "c")))
     x, y = point["workgroup"]
     # whole work-groups (``sizes`` makes them so): no bounds checks
     return lp.assume(t, f"c mod {x} = 0 and c >= {x} and m mod {y} = 0 and m >= {y}")
-
-
-def footprint_bytes(device, quick=False) -> int:
-    """Bytes of all the arrays together: past the global cache (a power of two)."""
-    cache = int(getattr(device, "global_cache_bytes", 0) or 0)
-    want = max(MIN_QUICK_FOOTPRINT if quick else MIN_FOOTPRINT, 4 * cache)
-    return 1 << (want - 1).bit_length()
 
 
 def sizes(point, device, quick):
@@ -80,16 +60,11 @@ def verify_sizes(point, device):
 
 
 def inputs(point, sizes, rng):
-    shape = (sizes["m"], sizes["c"], point["vector_width"])
-    return {f"in{k}": rng.random(shape, dtype=np.float32) + np.float32(0.5)
-            for k in range(point["arrays"])}
+    return summed_inputs(point["arrays"], (sizes["m"], sizes["c"], point["vector_width"]), rng)
 
 
 def reference(values, point, sizes):
-    total = values["in0"].copy()
-    for k in range(1, point["arrays"]):
-        total += values[f"in{k}"]
-    return {"out": total}
+    return summed_reference(values, point["arrays"])
 
 
 def bytes_moved(point, sizes):
