@@ -1,13 +1,14 @@
 """Column-walk family: DRAM bandwidth against the rows one work item walks, items one at a time.
 
 ``column_walk`` (spec ``column_walk``): ``out = in₀ + …`` past the caches, each item looping
-over the s rows of its band (a vector of each), work-groups of one row of 64 items, which a CPU
-runtime runs one after another. Each (arrays, element width) line's bandwidth at every s over
-its own one-row bandwidth is that s's share; the median over the lines is
-``bandwidth_share_by_item_rows`` (the model scales a launch's DRAM bandwidth by it at the rows
-an item of a build that runs its items one at a time walks in each array:
-``gencl.model._row_streams``). The lines of one and three input arrays show whether the rows of
-each array or the streams of all arrays together set the share (``share_vs_streams``).
+over the s rows of its band (a vector of each), work-groups of one row of items, which a CPU
+runtime runs one after another, at two row pitches. Each (arrays, element width) line's
+bandwidth at every s over its one-row bandwidth is that point's share; per count of rows in all
+arrays ((arrays + 1) × s) the median over the lines is the table of its pitch:
+``bandwidth_share_by_item_streams`` (rows a set apart) and ``bandwidth_share_by_item_set_lines``
+(rows in one 4 KiB-indexed set, where that count is also the item's lines in one set). The model
+scales the DRAM bandwidth of a launch whose items run one at a time and walk their rows by the
+smaller of the two at its item's counts (``gencl.model._row_streams.item_walk_share``).
 """
 
 from __future__ import annotations

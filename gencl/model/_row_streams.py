@@ -20,10 +20,10 @@ measured so.
 
 Where a CPU runtime runs the items one at a time (the build's machine code shows no packed
 arithmetic across them, or before a build the item's code is vector-typed or keeps a loop:
-``_vector_rate.items_as_lanes``) and an
-item touches more than one row of an array, the work-group interleaves the item's rows at the
-grain of one item's vector, not of a row's run: the ``column_walk`` benchmark measured that on the
-EPYC VM, its share falling with the rows one item walks in all arrays together
+``_vector_rate.items_as_lanes``) and an item touches more than one row of an array, the
+work-group interleaves the item's rows at the grain of one item's vector, not of a row's run:
+the ``column_walk`` benchmark measured that on the EPYC VM, its share falling with the rows one
+item walks in all arrays together
 (``bandwidth_share_by_item_streams``), and much faster where those rows lie in one set of the
 first-level cache (``bandwidth_share_by_item_set_lines``: rows 16 KiB apart, as a power-of-two
 image's are; the item's lines evict one another before the next items read the rest of them).
