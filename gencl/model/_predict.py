@@ -1113,8 +1113,9 @@ def _criteria(stats: KernelStats, p: ModelParams, terms: dict[str, float], body:
                   "this CPU runtime runs the items one at a time: work-group barriers (drop the "
                   "local tile or the barrier-synchronized temporal scheme; the strip scheme "
                   "needs none), or a build that did not vectorize the work-group's loop (a "
-                  "work-group narrower than its vector step, a vector assembled lane by lane: "
-                  "a wider work-group, whole-vector accesses)"),
+                  "work-group narrower than its vector step, a vector assembled lane by lane, "
+                  "an item with a loop of its own: a wider work-group, whole-vector accesses, "
+                  "no stream)"),
         Criterion("throughput_occupancy", occupancy, sp(occupancy, compute_share + mem_share),
                   "too few work items per compute unit to pass the ridge point: more or "
                   "larger work-groups, less work per item"),
