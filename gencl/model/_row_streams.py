@@ -125,7 +125,10 @@ def item_walk_share(stats: KernelStats, p: ModelParams) -> float:
     """The share of DRAM's bandwidth an item walking its rows one at a time leaves: the smaller
     of column_walk's at its rows in all arrays and at its lines in one set (1 without a walk,
     or without either table)."""
-    walk = item_walk(stats)
+    return _walk_share(item_walk(stats), p)
+
+
+def _walk_share(walk: tuple[int, int] | None, p: ModelParams) -> float:
     if walk is None:
         return 1.0
     streams, lines = walk
@@ -167,9 +170,9 @@ def group_row_share(stats: KernelStats, p: ModelParams) -> float:
             or sum(stats.footprint.values()) < dram_plateau_bytes(p):
         return 1.0
     # without column_walk's tables a walking item's rows are priced as the group's
-    walking = item_walk(stats) is not None \
-        and bool(p.item_stream_shares or p.item_set_line_shares)
-    walk = item_walk_share(stats, p)
+    walked = item_walk(stats) if p.item_stream_shares or p.item_set_line_shares else None
+    walking = walked is not None
+    walk = _walk_share(walked, p)
     rows = group_rows(stats)
     if not table:
         return walk
