@@ -30,10 +30,20 @@ def vectorized(stats: KernelStats) -> bool:
     return any(a.vec_width > 1 and not a.per_lane for a in stats.accesses if a.space == "global")
 
 
+#: math functions that are one arithmetic instruction (or a few) on GPUs and CPUs alike, not a
+#: special-function unit's or a library routine's work: min/max (NVIDIA's FMNMX, x86's
+#: vmaxps), absolute value and sign (a modifier or a bit mask); priced at their type's
+#: arithmetic rate. upwind2d's fmax/fmin at the special functions' rate priced its EPYC
+#: compute-bound variants at 1.37 of their time (docs/tuning.md, "Two more kernels written
+#: after every term")
+ARITHMETIC_FUNCTIONS = frozenset({"fmax", "fmin", "max", "min", "fabs", "abs", "copysign"})
+
+
 def op_rate(key: str, p: ModelParams, vector: bool = False) -> float:
     """Instructions per second for one ``dtype:op`` key (scalar or vector-typed code)."""
     dtype, _, op = key.partition(":")
-    if op.startswith("func:") or op in ("div", "pow"):
+    special = op.startswith("func:") and op.removeprefix("func:") not in ARITHMETIC_FUNCTIONS
+    if special or op in ("div", "pow"):
         return p.sf_ops
     if dtype == "float64":
         return (p.dp_vector_flops if vector and p.dp_vector_flops else p.dp_flops) / 2
