@@ -159,6 +159,24 @@ def widest_vector_bits(counts: Mapping[str, float]) -> int:
                  if counts.get(reg)), 0)
 
 
+#: the narrowest packed register of x86 (SSE): an item's own vector lives in one at least this
+#: wide, and an item's scalar code may use some for its index arithmetic
+NARROWEST_PACKED_BITS = 128
+
+
+def vectorized_across_items(isa: Mapping[str, Any], access_bits: int) -> bool:
+    """Whether the runtime ran the work-group's items as lanes of packed instructions, by the
+    counts of its work-group function (``gencl.measure._isa``): the code does arithmetic on
+    packed vectors wider than the register the widest vector an item's code holds needs
+    (*access_bits*, at least ``NARROWEST_PACKED_BITS``: a ``float4`` item's own 128-bit
+    vectors, a ``float2`` item's in 128-bit registers and a one-wide streamed item's 128-bit
+    index arithmetic are not a loop over items vectorized; the EPYC's box2d25 runs such
+    items at 20–30 cycles each, one at a time; packed moves alone are not either: PoCL copies
+    its work-group context with them). On a CPU whose widest registers are 128 bits, items run
+    as lanes would not be seen so."""
+    return int(isa.get("packed_arithmetic_bits") or 0) > max(access_bits, NARROWEST_PACKED_BITS)
+
+
 def work_group_functions(binary: bytes) -> dict[tuple[str, tuple[int, ...]], bytes]:
     """The work-group functions a PoCL program binary holds: (kernel, local size) → ELF bytes
     (the first entry of each; {} for a binary of another format)."""

@@ -118,6 +118,9 @@ MEASURED_KEYS: dict[str, str] = {
     # (lane_gathers)
     "lane_gathers_per_s": "elements/s",
     "lane_scatters_per_s": "elements/s",
+    # instructions a second a CPU runtime issues running vector-typed items one at a time, as
+    # the model counts them (item_issue)
+    "vector_item_issue_per_s": "instructions/s",
 }
 
 #: Every key of summary.json, in order.
