@@ -29,7 +29,7 @@ ITEM_VECTOR_BITS = 128
 
 def one_at_a_time(record: Mapping[str, Any]) -> bool:
     """Whether the record's build ran its items one at a time (False without counts)."""
-    isa = (record.get("extra") or {}).get("isa")
+    isa = (record.get("extra") or {}).get("isa") or {}
     return bool(isa) and not vectorized_across_items(isa, ITEM_VECTOR_BITS)
 
 
