@@ -166,7 +166,7 @@ NARROWEST_PACKED_BITS = 128
 
 def vectorized_across_items(isa: Mapping[str, Any], access_bits: int) -> bool:
     """Whether the runtime ran the work-group's items as lanes of packed instructions, by the
-    counts of its work-group function (``gencl.measure._isa``): the code does arithmetic on
+    counts of its work-group function (``count_instructions``): the code does arithmetic on
     packed vectors wider than the register the widest vector an item's code holds needs
     (*access_bits*, at least ``NARROWEST_PACKED_BITS``: a ``float4`` item's own 128-bit
     vectors, a ``float2`` item's in 128-bit registers and a one-wide streamed item's 128-bit

@@ -53,8 +53,6 @@ def op_rate(key: str, p: ModelParams, vector: bool = False) -> float:
     return (p.sp_vector_flops if vector and p.sp_vector_flops else p.sp_flops) / 2
 
 
-
-
 def items_as_lanes(stats: KernelStats) -> bool:
     """Whether a CPU runtime runs the work-group's items as lanes of packed instructions: as the
     build's machine code showed (``with_isa``); before a build, not where an item's own code is
