@@ -33,14 +33,19 @@ def one_at_a_time(record: Mapping[str, Any]) -> bool:
     return bool(isa) and not vectorized_across_items(isa, ITEM_VECTOR_BITS)
 
 
+def items(record: Mapping[str, Any]) -> float:
+    """Work items of the record's launch: its work-groups (``m``) × the group's items."""
+    return float(record["sizes"]["m"]) * float(np.prod(record["point"]["workgroup"]))
+
+
 def instructions_per_item(record: Mapping[str, Any]) -> float:
-    """What the model counts an item of the record issues (``specs/item_issue.py``)."""
-    return 2.0 * float(record["point"]["loads"]) + 1.0
+    """What the model counts an item of the record issues (the spec's ``instructions``
+    metric over its items)."""
+    return float(record["work"]["instructions"]) / items(record)
 
 
 def seconds_per_item(record: Mapping[str, Any]) -> float:
-    items = float(record["work"]["instructions"]) / instructions_per_item(record)
-    return float(record["median_s"]) / items
+    return float(record["median_s"]) / items(record)
 
 
 @analysis("item_issue")
