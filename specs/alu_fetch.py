@@ -1,16 +1,18 @@
 """ALU:fetch ratio (seed 004 §III-A, §IV-A): where a kernel turns from memory- to arithmetic-bound.
 
-Each work item loads ``inputs`` values (float, or float4 through the ``vector`` knob), then runs
-one dependent chain of ``x = x·a + v[h]`` multiply-adds that walks over the loaded values
-``4 × ratio`` times, and stores ``x``: every load feeds the arithmetic and the stored result
-depends on all of it, so no compiler can drop either (seed 004: "every input … has to be used").
-``a`` and the start value ``b`` are runtime scalars (|a| < 1, so the chain stays bounded and the
-numpy reference is exact to rounding). ``ratio`` follows seed 004's convention (AMD's
-StreamKernelAnalyzer): ALU:fetch 1.0 is four ALU instructions per fetch instruction, so a kernel
-with ``inputs`` loads runs ``4 × ratio × inputs`` multiply-adds (one instruction per float or
-float4 value). Ratios 0.25 … 64, log-spaced. A launch moves 256 MiB on a GPU (5× the 50 MB L2
-of Hopper), 64 MiB on a CPU, 1 MiB quick; time ≈ max(bytes / bandwidth, ops / peak), and the
-analysis finds the ratio where the two meet.
+Each work item loads ``inputs`` values (float, or floatW, W = 2 … 16, through the ``vector``
+knob), then runs one dependent chain of ``x = x·a + v[h]`` multiply-adds that walks over the
+loaded values ``4 × ratio`` times, and stores ``x``: every load feeds the arithmetic and the
+stored result depends on all of it, so no compiler can drop either (seed 004: "every input …
+has to be used"). ``a`` and the start value ``b`` are runtime scalars (|a| < 1, so the chain
+stays bounded and the numpy reference is exact to rounding). ``ratio`` follows seed 004's
+convention (AMD's StreamKernelAnalyzer): ALU:fetch 1.0 is four ALU instructions per fetch
+instruction, so a kernel with ``inputs`` loads runs ``4 × ratio × inputs`` multiply-adds (one
+instruction per float or floatW value). Ratios 0.25 … 64, log-spaced. A launch moves 256 MiB
+on a GPU (5× the 50 MB L2 of Hopper), 64 MiB on a CPU, 1 MiB quick; time ≈ max(bytes /
+bandwidth, ops / peak), and the analysis finds the ratio where the two meet. A floatW chain is
+W independent lanes an item: the analysis also fits how far each width's arithmetic hides
+behind its loads (``overlap_exponent_by_vector_width``).
 """
 
 import loopy as lp
@@ -20,7 +22,11 @@ from gencl.spec import BenchmarkSpec, Knob
 
 #: ALU:fetch ratios (seed 004 units): 4 × ratio multiply-adds per loaded value, 0.25 … 64
 RATIOS = (0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
-QUICK_RATIOS = {1: (0.25, 1, 4, 16, 64), 4: (0.25, 4, 64)}
+QUICK_RATIOS = {1: (0.25, 1, 4, 16, 64), 2: (0.25, 4, 64), 4: (0.25, 4, 64), 8: (0.25, 4, 64),
+                16: (0.25, 4, 64)}
+#: float and floatW: each width's chain has W independent lanes an item, and how far its
+#: arithmetic hides behind the loads (the overlap exponent) is measured per width
+WIDTHS = (1, 2, 4, 8, 16)
 
 
 def passes(point):
@@ -111,7 +117,7 @@ SPEC = BenchmarkSpec(
     program=program,
     params={"ratio": RATIOS, "inputs": (4, 8, 16)},
     knobs={
-        "vector_width": Knob("vector", (1, 4), {"iname": "i", "arrays": ("src", "dst"),
+        "vector_width": Knob("vector", WIDTHS, {"iname": "i", "arrays": ("src", "dst"),
                                                 "temporaries": ("v", "x"), "size": "n"}),
         "workgroup": Knob("workgroup", (256, 64, 128, 512, 1024), {"inames": ("i",)}),
     },
@@ -120,7 +126,7 @@ SPEC = BenchmarkSpec(
     sizes=sizes,
     verify_sizes=verify_sizes,
     metrics={"bytes": bytes_moved, "flops": flops, "loads": loads},
-    sweep=[{"ratio": r, "vector_width": w} for w in (1, 4) for r in RATIOS],
+    sweep=[{"ratio": r, "vector_width": w} for w in WIDTHS for r in RATIOS],
     quick_sweep=[{"ratio": r, "vector_width": w} for w, rs in QUICK_RATIOS.items() for r in rs],
     analysis="alu_fetch",
     group="memory",

@@ -278,23 +278,51 @@ def overlap_characteristic(key: str, fit: Overlap, variants: tuple[str, ...], no
                           variants=variants)
 
 
+def _width(label: str) -> int:
+    return 1 if label == "float" else int(label[5:])
+
+
+#: the width whose exponent ``overlap_vector_exponent`` reports where it was fitted: the one
+#: profiles measured before the other widths were swept (float and float4 alone)
+VECTOR_EXPONENT_WIDTH = 4
+
+
 def _overlap_exponents(overlaps: Mapping[str, tuple[Overlap, tuple[str, ...]]],
                        notes: list[str]) -> list[Characteristic]:
-    """``overlap_scalar_exponent`` (float) and ``overlap_vector_exponent`` (the widest floatW
-    fitted) where the overlap form fits the curve."""
+    """``overlap_scalar_exponent`` (float), ``overlap_vector_exponent`` (float4, or the widest
+    floatW fitted where float4 was not) and ``overlap_exponent_by_vector_width`` (every width
+    whose curve the overlap form fits) where the overlap form fits the curve."""
+    vector = sorted((lb for lb in overlaps if lb != "float"), key=_width)
+    four = [lb for lb in vector if _width(lb) == VECTOR_EXPONENT_WIDTH]
     wanted = {"overlap_scalar_exponent": [lb for lb in overlaps if lb == "float"],
-              "overlap_vector_exponent": sorted((lb for lb in overlaps if lb != "float"),
-                                                key=lambda lb: int(lb[5:]))[-1:]}
+              "overlap_vector_exponent": four or vector[-1:]}
     chars = []
-    for key, labels in wanted.items():
-        for label in labels:
-            fit, ids = overlaps[label]
-            char = overlap_characteristic(
-                key, fit, ids, notes, label=label, form="t = (T^p + (k·ρ)^p)^(1/p)",
-                method=f"{label}: t = (T_mem^p + (k·ρ)^p)^(1/p) over the swept ALU:fetch "
-                       "ratios, T_mem, k and p fitted together in log time",
-                meaning="p → ∞: memory and arithmetic overlap fully (max), p = 1: not at all "
-                        "(sum)")
-            if char is not None:
-                chars.append(char)
+    by_width: list[dict[str, float]] = []
+    by_width_ids: tuple[str, ...] = ()
+    for label in sorted(overlaps, key=_width):
+        fit, ids = overlaps[label]
+        keys = [key for key, labels in wanted.items() if label in labels]
+        note_for: list[str] = []
+        char = overlap_characteristic(
+            keys[0] if keys else f"{label} overlap exponent", fit, ids, note_for, label=label,
+            form="t = (T^p + (k·ρ)^p)^(1/p)",
+            method=f"{label}: t = (T_mem^p + (k·ρ)^p)^(1/p) over the swept ALU:fetch "
+                   "ratios, T_mem, k and p fitted together in log time",
+            meaning="p → ∞: memory and arithmetic overlap fully (max), p = 1: not at all "
+                    "(sum)")
+        notes += note_for
+        if char is None:
+            continue
+        if keys:
+            chars.append(char)
+        by_width.append({"vector_width": _width(label), "exponent": fit.exponent})
+        by_width_ids += ids
+    if len(by_width) > 1:
+        chars.append(Characteristic(
+            "overlap_exponent_by_vector_width", by_width, "",
+            method="each width's own t = (T_mem^p + (k·ρ)^p)^(1/p) over the swept ALU:fetch "
+                   "ratios (the widths whose curve the form fits): a floatW chain is W "
+                   "independent lanes an item, and the wider it is, the more of the loads' "
+                   "time its arithmetic hides",
+            variants=by_width_ids))
     return chars

@@ -89,6 +89,7 @@ MEASURED_KEYS: dict[str, str] = {
     # how far memory and arithmetic overlap (alu_fetch: t = (T^p + (kρ)^p)^(1/p), p → ∞ fully)
     "overlap_scalar_exponent": "",
     "overlap_vector_exponent": "",
+    "overlap_exponent_by_vector_width": "[{vector_width: lanes an item, exponent}]",
     # how far a work-group's start overlaps the others' traffic (workgroup_dispatch, same form)
     "dispatch_overlap_exponent": "",
     # how far a gather's line requests (one line a lane) overlap a DRAM stream, at the first

@@ -100,6 +100,22 @@ def test_overlap_exponent_per_type():
         "alu_fetch_time_vs_ratio"]["y"])
 
 
+def test_overlap_exponent_by_vector_width():
+    # each width its own rounded corner (p 2, 3, 4, 6): every width's p recovered, in width
+    # order; overlap_vector_exponent stays float4's (the width profiles measured before the
+    # others), not the widest's
+    bw, peak = 4e12, 60e12
+    recs = [r for seed, (w, p) in enumerate(((1, 2), (2, 3), (4, 4), (8, 6)))
+            for r in records(w, bw, peak * w ** 0.5, smooth=p, noise=0.003, seed=seed)]
+    chars = {c.name: c for c in get_analysis("alu_fetch")(recs, DEVICE, None).characteristics}
+    curve = chars["overlap_exponent_by_vector_width"].value
+    assert [c["vector_width"] for c in curve] == [1, 2, 4, 8]
+    for c, p in zip(curve, (2, 3, 4, 6)):
+        assert c["exponent"] == pytest.approx(p, rel=0.15)
+    assert chars["overlap_vector_exponent"].value == curve[2]["exponent"]
+    assert chars["overlap_scalar_exponent"].value == curve[0]["exponent"]
+
+
 def test_a_sharp_corner_is_a_large_exponent():
     result = get_analysis("alu_fetch")(records(1, 4e12, 60e12, noise=0.002), DEVICE, None)
     assert {c.name: c.value for c in result.characteristics}["overlap_scalar_exponent"] > 8
