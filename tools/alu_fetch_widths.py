@@ -17,28 +17,18 @@ import argparse
 import json
 from pathlib import Path
 
-from gencl.characterize._cycles import ok_records
-from gencl.characterize.alu_fetch import _balance_of, _per_ratio, _type_label, fit_overlap
+from gencl.characterize.alu_fetch import fit_types
 
 
 def width_rows(results: list[dict]) -> list[dict]:
-    """One row a width: its label, T_mem (s), ALU-bound FLOP/s, balance ratio (None where the
-    crossing lies outside the sweep), overlap exponent and its RMS log-time residual."""
-    ok = [r for r in ok_records(results) if r.get("work")]
-    labels = sorted({_type_label(r["point"]) for r in ok}, key=lambda lb: (len(lb), lb))
-    rows = []
-    for label in labels:
-        runs = _per_ratio([r for r in ok if _type_label(r["point"]) == label])
-        if len(runs) < 3:
-            continue
-        value, fit, _ = _balance_of(label, runs)
-        ratios = sorted(runs)
-        overlap = fit_overlap(ratios, [float(runs[r]["median_s"]) for r in ratios], fit)
-        rows.append({"type": label, "t_mem_s": fit.t_mem,
-                     "alu_bound_flops": value["alu_bound_flops"] if value else None,
-                     "balance_ratio": value["ratio"] if value else None,
-                     "exponent": overlap.exponent, "rms_log_error": overlap.rms_log_error})
-    return rows
+    """One row a width whose curve has a balance inside the sweep (the analysis fits the overlap
+    only there): its label, T_mem (s), ALU-bound FLOP/s, balance ratio, overlap exponent and
+    its RMS log-time residual."""
+    return [{"type": label, "t_mem_s": t.balance.t_mem,
+             "alu_bound_flops": t.value["alu_bound_flops"], "balance_ratio": t.value["ratio"],
+             "exponent": t.overlap.exponent, "rms_log_error": t.overlap.rms_log_error}
+            for label, t in fit_types(results)[0].items()
+            if t.balance and t.value and t.overlap]
 
 
 def table(path: Path) -> str:
@@ -48,10 +38,8 @@ def table(path: Path) -> str:
             f"{data.get('date')}\n\n"
             "| type | T_mem µs | ALU-bound TFLOP/s | balance ratio | overlap p | RMS log |\n"
             "|---|---|---|---|---|---|\n")
-    lines = [f"| {r['type']} | {r['t_mem_s'] * 1e6:.1f} | "
-             + (f"{r['alu_bound_flops'] / 1e12:.1f}" if r["alu_bound_flops"] else "–") + " | "
-             + (f"{r['balance_ratio']:.2f}" if r["balance_ratio"] else "–") + " | "
-             + f"{r['exponent']:.2f} | {r['rms_log_error']:.3f} |"
+    lines = [f"| {r['type']} | {r['t_mem_s'] * 1e6:.1f} | {r['alu_bound_flops'] / 1e12:.1f} | "
+             f"{r['balance_ratio']:.2f} | {r['exponent']:.2f} | {r['rms_log_error']:.3f} |"
              for r in width_rows(data["results"])]
     return head + "\n".join(lines) + "\n"
 

@@ -142,6 +142,10 @@ def _type_label(point: Mapping[str, Any]) -> str:
     return "float" if w == 1 else f"float{w}"
 
 
+def _width(label: str) -> int:
+    return 1 if label == "float" else int(label[5:])
+
+
 def _per_ratio(records: Sequence[Mapping[str, Any]]) -> dict[float, Mapping[str, Any]]:
     """Fastest record per ratio (several work-group sizes may have run)."""
     best: dict[float, Mapping[str, Any]] = {}
@@ -179,43 +183,71 @@ def _balance_of(label: str, runs: dict[float, Mapping[str, Any]]
     return value, fit, None
 
 
+@dataclass(frozen=True)
+class TypeFit:
+    """One data type's curve (float, floatW): its fastest run per ratio, the max() fit (None
+    under 3 ratios) and, where that fit finds a balance inside the sweep, its value
+    (``alu_fetch_balance``'s entry) and the overlap fit."""
+
+    runs: Mapping[float, Mapping[str, Any]]
+    balance: Balance | None
+    value: dict[str, Any] | None
+    overlap: Overlap | None
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        return tuple(self.runs[r]["variant_id"] for r in sorted(self.runs))
+
+
+def sweep_inputs(records: Sequence[Mapping[str, Any]]) -> int:
+    """The input count most ok records ran with (the sweep's; 0 without any)."""
+    counts = [int(r["point"]["inputs"]) for r in ok_records(records) if r.get("work")]
+    return max(set(counts), key=counts.count) if counts else 0
+
+
+def fit_types(records: Sequence[Mapping[str, Any]]
+              ) -> tuple[dict[str, TypeFit], list[str], list[str]]:
+    """Each data type's fits over the ok records of the sweep's input count
+    (``sweep_inputs``), narrowest type first; the notes of the types without a balance (or with
+    fewer than 3 ratios); the variant ids of every type's runs."""
+    ok = [r for r in ok_records(records) if r.get("work")]
+    inputs = sweep_inputs(records)
+    fits: dict[str, TypeFit] = {}
+    notes: list[str] = []
+    ids: list[str] = []
+    for label in sorted({_type_label(r["point"]) for r in ok}, key=_width):
+        runs = _per_ratio([r for r in ok if _type_label(r["point"]) == label
+                           and int(r["point"]["inputs"]) == inputs])
+        if not runs:
+            continue
+        ratios = sorted(runs)
+        ids += [runs[r]["variant_id"] for r in ratios]
+        if len(runs) < 3:
+            notes.append(f"{label}: fewer than 3 ratios ran; no balance fitted")
+            fits[label] = TypeFit(runs, None, None, None)
+            continue
+        value, fit, note = _balance_of(label, runs)
+        overlap = fit_overlap(ratios, [float(runs[r]["median_s"]) for r in ratios], fit) \
+            if value is not None else None
+        fits[label] = TypeFit(runs, fit, value, overlap)
+        if note:
+            notes.append(note)
+    return fits, notes, ids
+
+
 @analysis("alu_fetch")
 def analyze_alu_fetch(records: Sequence[Mapping[str, Any]], device: Mapping[str, Any],
                       clock_hz: float | None) -> AnalysisResult:
     """alu_fetch_balance per data type, and time / throughput vs ALU:fetch ratio."""
-    ok = [r for r in ok_records(records) if r.get("work")]
-    if not ok:
+    inputs = sweep_inputs(records)
+    if not inputs:
         return AnalysisResult((), notes=("no successful ALU:fetch measurement",))
-    # one input count: the one most points ran with (the sweep's)
-    counts = [int(r["point"]["inputs"]) for r in ok]
-    inputs = max(set(counts), key=counts.count)
-    groups: dict[str, dict[float, Mapping[str, Any]]] = {}
-    for label in sorted({_type_label(r["point"]) for r in ok}, key=len):
-        runs = [r for r in ok if _type_label(r["point"]) == label
-                and int(r["point"]["inputs"]) == inputs]
-        if runs:
-            groups[label] = _per_ratio(runs)
-
-    balance: dict[str, Any] = {}
-    fits: dict[str, Balance] = {}
-    overlaps: dict[str, tuple[Overlap, tuple[str, ...]]] = {}
-    notes: list[str] = []
-    ids: list[str] = []
-    for label, by_ratio in groups.items():
-        ratios_run = sorted(by_ratio)
-        label_ids = tuple(by_ratio[r]["variant_id"] for r in ratios_run)
-        ids += label_ids
-        if len(by_ratio) < 3:
-            notes.append(f"{label}: fewer than 3 ratios ran; no balance fitted")
-            continue
-        value, fit, note = _balance_of(label, by_ratio)
-        fits[label] = fit
-        if value is not None:
-            balance[label] = value
-            overlaps[label] = (fit_overlap(
-                ratios_run, [float(by_ratio[r]["median_s"]) for r in ratios_run], fit), label_ids)
-        if note:
-            notes.append(note)
+    typed, notes, ids = fit_types(records)
+    groups = {label: t.runs for label, t in typed.items()}
+    fits = {label: t.balance for label, t in typed.items() if t.balance is not None}
+    balance = {label: t.value for label, t in typed.items() if t.value is not None}
+    overlaps = {label: (t.overlap, t.variants) for label, t in typed.items()
+                if t.overlap is not None}
     chars = []
     if balance:
         chars.append(Characteristic(
@@ -278,10 +310,6 @@ def overlap_characteristic(key: str, fit: Overlap, variants: tuple[str, ...], no
                           variants=variants)
 
 
-def _width(label: str) -> int:
-    return 1 if label == "float" else int(label[5:])
-
-
 #: the width whose exponent ``overlap_vector_exponent`` reports where it was fitted: the one
 #: profiles measured before the other widths were swept (float and float4 alone)
 VECTOR_EXPONENT_WIDTH = 4
@@ -301,19 +329,17 @@ def _overlap_exponents(overlaps: Mapping[str, tuple[Overlap, tuple[str, ...]]],
     by_width_ids: tuple[str, ...] = ()
     for label in sorted(overlaps, key=_width):
         fit, ids = overlaps[label]
-        keys = [key for key, labels in wanted.items() if label in labels]
-        note_for: list[str] = []
+        key = next((k for k, labels in wanted.items() if label in labels), None)
         char = overlap_characteristic(
-            keys[0] if keys else f"{label} overlap exponent", fit, ids, note_for, label=label,
+            key or "overlap_exponent_by_vector_width", fit, ids, notes, label=label,
             form="t = (T^p + (k·ρ)^p)^(1/p)",
             method=f"{label}: t = (T_mem^p + (k·ρ)^p)^(1/p) over the swept ALU:fetch "
                    "ratios, T_mem, k and p fitted together in log time",
             meaning="p → ∞: memory and arithmetic overlap fully (max), p = 1: not at all "
                     "(sum)")
-        notes += note_for
         if char is None:
             continue
-        if keys:
+        if key:
             chars.append(char)
         by_width.append({"vector_width": _width(label), "exponent": fit.exponent})
         by_width_ids += ids
