@@ -317,9 +317,11 @@ VECTOR_EXPONENT_WIDTH = 4
 
 def _overlap_exponents(overlaps: Mapping[str, tuple[Overlap, tuple[str, ...]]],
                        notes: list[str]) -> list[Characteristic]:
-    """``overlap_scalar_exponent`` (float), ``overlap_vector_exponent`` (float4, or the widest
-    floatW fitted where float4 was not) and ``overlap_exponent_by_vector_width`` (every width
-    whose curve the overlap form fits) where the overlap form fits the curve."""
+    """``overlap_scalar_exponent`` (float), ``overlap_vector_exponent`` (float4's; the widest
+    floatW's where float4's curve found no balance) and ``overlap_exponent_by_vector_width``
+    (every width's), each where the overlap form fits its curve: a float4 curve it does not fit
+    gives no vector exponent, not a wider width's (the EPYC's: its model then takes the scalar
+    exponent, as it did before the other widths were swept)."""
     vector = sorted((lb for lb in overlaps if lb != "float"), key=_width)
     four = [lb for lb in vector if _width(lb) == VECTOR_EXPONENT_WIDTH]
     wanted = {"overlap_scalar_exponent": [lb for lb in overlaps if lb == "float"],
