@@ -98,3 +98,27 @@ SPEC = BenchmarkSpec(name="heat1d", description="1-D heat step, one or two per l
     tolerance={"float32": 1e-5}, group="application",
     hooks=ApplicationHooks(ping_pong=(("u_new", "u"),), steps=lambda point: point["sweeps"]))
 """
+
+
+#: a 2-D gradient magnitude a user writes with squares (``x**2``) and a sqrt: no knobs. loopy's
+#: code generator has no vector rule for a power; gencl writes squares as products for it
+GRADMAG = """\
+import loopy as lp
+import numpy as np
+from gencl.spec import BenchmarkSpec
+def program(point):
+    return lp.make_kernel("{[j, i]: 0 <= j, i < n}",
+        "g[j, i] = sqrt((u[j + 1, i + 2] - u[j + 1, i])**2 + (u[j + 2, i + 1] - u[j, i + 1])**2)",
+        [lp.GlobalArg("u", np.float32, shape=("n + 2", "n + 4")), lp.ValueArg("n", np.int32),
+         lp.GlobalArg("g", np.float32, shape=("n", "n"), is_input=False, is_output=True)],
+        name="gradmag", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+def reference(v, point, sizes):
+    u = v["u"].astype(np.float64)
+    dx = u[1:-1, 2:-2] - u[1:-1, :-4]
+    dy = u[2:, 1:-3] - u[:-2, 1:-3]
+    return {"g": np.sqrt(dx**2 + dy**2).astype(np.float32)}
+def inputs(point, sizes, rng):
+    return {"u": rng.uniform(-1, 1, (sizes["n"] + 2, sizes["n"] + 4)).astype(np.float32)}
+SPEC = BenchmarkSpec(name="gradmag", description="2-D gradient magnitude", program=program,
+    reference=reference, inputs=inputs, sizes=lambda point, device, quick: {"n": 128})
+"""

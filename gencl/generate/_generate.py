@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import time
+import traceback
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -74,12 +76,40 @@ def _device_arg_names(t: Any) -> set[str] | None:
     return set(get_subkernel_arg_info(knl, subkernels[0]).passed_arg_names)
 
 
+def squares_as_products(t: Any) -> Any:
+    """*t* with every ``x**2`` written ``x * x``, as loopy's code generator writes a square
+    anyway, before it generates code: its vectorizability check (loopy 2025.2) has no rule for
+    a power and raises a bare NotImplementedError under a ``vec`` iname (a user's gradient
+    magnitude, ``sqrt(dx**2 + dy**2 + dz**2)``, at any vector width). Only the code generator
+    and that check see this form; the model counts the program as the knobs left it, each
+    square one multiplication (``gencl.model._stats._folded_powers``), where the product would
+    count the squared operand's loads and arithmetic twice."""
+    knl = t.default_entrypoint
+    return t.with_kernel(knl.copy(instructions=[
+        insn.with_transformed_expressions(square_products) for insn in knl.instructions]))
+
+
+def square_products(expr: Any, *args: Any) -> Any:
+    """*expr* with every ``x**2`` written ``x * x`` (``squares_as_products``)."""
+    from loopy.symbolic import IdentityMapper
+    from pymbolic.primitives import Product, is_constant
+
+    class Squares(IdentityMapper):  # type: ignore[misc]
+        def map_power(self, e: Any, *args: Any) -> Any:
+            base = self.rec(e.base, *args)
+            if is_constant(e.exponent) and e.exponent == 2:
+                return Product((base, base))
+            return type(e)(base, self.rec(e.exponent, *args))
+
+    return Squares()(expr, *args)
+
+
 def lower(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:
     """Generate the OpenCL variant of *point* (no cache)."""
     import loopy as lp
 
     start = time.perf_counter()
-    t = lp.linearize(lp.preprocess_kernel(transform_program(spec, point)))
+    t = lp.linearize(lp.preprocess_kernel(squares_as_products(transform_program(spec, point))))
     code = lp.generate_code_v2(t)
     knl = t.default_entrypoint
     passed = _device_arg_names(t)
@@ -118,10 +148,23 @@ def generate(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:
     except KnobError:
         raise
     except Exception as exc:  # noqa: BLE001 -- loopy refuses some knob combinations
-        raise KnobError(f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200]}"
-                        if str(exc).strip() else type(exc).__name__) from exc
+        raise KnobError(_failure_text(exc)) from exc
     store_cached(variant)
     return variant
+
+
+def _failure_text(exc: Exception) -> str:
+    """One line for a point loopy could not lower: the exception and its message, or, where it
+    has none (a bare ``NotImplementedError`` of a pymbolic mapper), the function that raised it."""
+    text = str(exc).strip()
+    if text:
+        return f"{type(exc).__name__}: {text.splitlines()[0][:200]}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return type(exc).__name__
+    last = frames[-1]
+    where = "/".join(Path(last.filename).parts[-2:])
+    return f"{type(exc).__name__} raised by {last.name} ({where}:{last.lineno})"
 
 
 def _generate_one(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant | GenerationFailure:

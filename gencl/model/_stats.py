@@ -31,8 +31,9 @@ from gencl._json import dumps_json
 # yet in the register walk's load lanes; 38: reloaded stores counted in kept loops' passes only;
 # 39: a sub-group's lines counted in the ragged second of two work-groups along an axis; 41: a
 # sub-group's lines counted alone, not as its work-group's share; 42: every variant's
-# subgroup_lines counted, gaps or not; 44: the loops an item's code keeps, extra["kept_loops"])
-STATS_VERSION = "44"
+# subgroup_lines counted, gaps or not; 44: the loops an item's code keeps, extra["kept_loops"];
+# 45: a square counted as the multiplication its code does, not a pow)
+STATS_VERSION = "45"
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,8 @@ def _per_lane_insns(t_unit: Any) -> frozenset[str]:
     from loopy.symbolic import pw_aff_to_expr
     from pymbolic.mapper.dependency import DependencyMapper
 
+    from gencl.generate._generate import square_products
+
     knl = t_unit.default_entrypoint
     dep = DependencyMapper(composite_leaves=False)
     found = set()
@@ -188,8 +191,8 @@ def _per_lane_insns(t_unit: Any) -> frozenset[str]:
                 found.add(insn.id)
                 continue
             check = VectorizabilityChecker(knl, name, length)
-            try:
-                if check(insn.expression) and not check(insn.assignee):
+            try:  # on the squares as the code generator writes them (it has no rule for x**2)
+                if check(square_products(insn.expression)) and not check(insn.assignee):
                     found.add(insn.id)
             except UnvectorizableError:
                 found.add(insn.id)
@@ -307,6 +310,46 @@ def _global_subscripts(expr: Any, arrays: Mapping[str, Any], *,
 
     Subscripts()(expr)
     return found
+
+
+def _folded_powers(knl: Any) -> dict[str, tuple[int, int, int]]:
+    """insn id → (squares, identities, powers) of its expression outside subscripts (what
+    ``count_within_subscripts=False`` counts), where it has a power loopy's code generator does
+    not emit as a call: ``x**2`` becomes ``x * x`` (a multiplication), ``x**1`` and ``x**0`` no
+    operation at all. loopy's op counter calls every power ``pow``, which the model would price
+    at the special functions' rate (a user's ``(u_e - u_w)**2``: 3.5 pow a point of a gradient
+    magnitude priced 3× a multiply-add on the EPYC)."""
+    from loopy.symbolic import WalkMapper
+    from pymbolic.primitives import is_constant
+
+    out: dict[str, tuple[int, int, int]] = {}
+
+    class Powers(WalkMapper):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.counts = [0, 0, 0]
+
+        def map_subscript(self, e: Any, *args: Any) -> None:
+            pass  # an index's arithmetic is not counted (count_within_subscripts=False)
+
+        def map_power(self, e: Any, *args: Any) -> None:
+            self.counts[2] += 1
+            if is_constant(e.exponent) and e.exponent == 2:
+                self.counts[0] += 1
+            elif is_constant(e.exponent) and e.exponent in (0, 1):
+                self.counts[1] += 1
+            self.rec(e.base, *args)
+            self.rec(e.exponent, *args)
+
+    for insn in knl.instructions:
+        expression = getattr(insn, "expression", None)
+        if expression is None:
+            continue
+        walk = Powers()
+        walk(expression)
+        if walk.counts[0] or walk.counts[1]:
+            out[insn.id] = (walk.counts[0], walk.counts[1], walk.counts[2])
+    return out
 
 
 def _group_lanes(knl: Any, local_size: tuple[int, ...], groups_per_axis: tuple[int, ...]
@@ -1043,6 +1086,21 @@ def _only(t_unit: Any, ids: frozenset[str], keep: bool) -> Any:
     return t_unit.with_kernel(knl.copy(instructions=insns))
 
 
+def _op_counts(op_map: Any, env: Mapping[str, int], subgroup_size: int, group: int
+               ) -> dict[str, float]:
+    """loopy's op map as lane operations per launch: {"dtype:op": count}."""
+    ops: dict[str, float] = {}
+    for op, poly in op_map.items():
+        n = _count(poly, env)
+        if op.count_granularity == "subgroup":
+            n *= min(subgroup_size, group)
+        elif op.count_granularity == "workgroup":
+            n *= group
+        key = f"{np.dtype(op.dtype.numpy_dtype).name}:{op.name}"
+        ops[key] = ops.get(key, 0.0) + n
+    return ops
+
+
 def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int,
                   values: Mapping[str, Any] | None = None) -> KernelStats:
     """Count ops, memory accesses and barriers of a transformed program at *sizes*; *values*
@@ -1062,6 +1120,9 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int,
         group = int(np.prod(local_size))
         op_map = lp.get_op_map(t_unit, subgroup_size=subgroup_size,
                                count_within_subscripts=False)
+        folded = [(lp.get_op_map(t_unit, subgroup_size=subgroup_size,
+                                 count_within_subscripts=False, within=f"id:{insn_id}"),
+                   shares) for insn_id, shares in _folded_powers(knl).items()]
         per_lane = _per_lane_insns(t_unit)
         try:
             lin = _linearized(t_unit)
@@ -1108,15 +1169,16 @@ def compute_stats(t_unit: Any, sizes: Mapping[str, int], *, subgroup_size: int,
             gathers, uncounted = {}, f"its indices could not be evaluated ({exc})"
         if not values and lin is not None and gather_sites(lin):
             uncounted = "the spec's inputs were not drawn at these sizes"
-    ops: dict[str, float] = {}
-    for op, poly in op_map.items():
-        n = _count(poly, env)
-        if op.count_granularity == "subgroup":
-            n *= min(subgroup_size, group)
-        elif op.count_granularity == "workgroup":
-            n *= group
-        key = f"{np.dtype(op.dtype.numpy_dtype).name}:{op.name}"
-        ops[key] = ops.get(key, 0.0) + n
+    ops = _op_counts(op_map, env, subgroup_size, group)
+    for insn_map, (squares, identities, powers) in folded:
+        # the instruction's powers as its code does them: squares one multiplication each,
+        # identities nothing, the rest calls (loopy counts them all as one pow each)
+        for key, n in _op_counts(insn_map, env, subgroup_size, group).items():
+            dtype, _, name = key.partition(":")
+            if name == "pow" and n:
+                ops[key] -= n * (squares + identities) / powers
+                ops[f"{dtype}:mul"] = ops.get(f"{dtype}:mul", 0.0) + n * squares / powers
+    ops = {k: v for k, v in ops.items() if not (k.endswith(":pow") and v <= 0)}
     args = {a.name: a for a in knl.args}
     temps = knl.temporary_variables
     accesses = []

@@ -8,14 +8,14 @@ from typing import Any
 
 from optuna.trial import TrialState
 
-_FINISHED = (TrialState.COMPLETE, TrialState.FAIL, TrialState.PRUNED)
-
 
 class TrialProgress:
     """Optuna callback: ``trial k/N: <result>; best so far <t> (trial j); ETA m:ss`` on stderr.
 
-    *k* counts the study's finished trials (a resumed study or other workers' trials included);
-    the ETA comes from the pace of the trials finished by this process.
+    *k* counts the study's complete trials, what the budget *N* counts (a resumed study or other
+    workers' trials included): a point the space excludes, pruned before any work, or a trial
+    pruned because the budget was met leaves *k* where it was. The ETA comes from the pace of the
+    trials this process completed (pruned ones take no time worth counting).
     """
 
     def __init__(self, total: int, file: Any = None) -> None:
@@ -23,26 +23,29 @@ class TrialProgress:
         self.file = file or sys.stderr
         self.start = time.monotonic()
         self.here = 0
-        self.first_done: int | None = None
 
     def __call__(self, study: Any, trial: Any) -> None:
         from gencl.report_console import _duration
 
-        trials = study.get_trials(deepcopy=False, states=_FINISHED)
-        done = len(trials)
-        self.here += 1
+        complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        done = len(complete)
         if trial.state == TrialState.COMPLETE:
+            self.here += 1
             result = f"{trial.value * 1e6:,.1f} µs {trial.params}"
         else:
             why = trial.user_attrs.get("status") or trial.state.name.lower()
             result = f"{why} {trial.params}"
-        complete = [t for t in trials if t.state == TrialState.COMPLETE]
-        best = min(complete, key=lambda t: t.value) if complete else None
+        measured = [t for t in complete if t.value is not None and t.value < float("inf")]
+        best = min(measured, key=lambda t: t.value) if measured else None
         best_text = (f"best so far {best.value * 1e6:,.1f} µs (#{best.number})" if best
                      else "no variant measured yet")
-        per_trial = (time.monotonic() - self.start) / self.here
         left = max(0, self.total - done)
-        eta = f"ETA {_duration(per_trial * left)}" if left else "done"
+        if not left:
+            eta = "done"
+        elif self.here:
+            eta = f"ETA {_duration((time.monotonic() - self.start) / self.here * left)}"
+        else:
+            eta = "ETA after the first complete trial"
         print(f"trial {min(done, self.total)}/{self.total} (#{trial.number}): {result}; "
               f"{best_text}; {eta}",
               file=self.file, flush=True)

@@ -49,3 +49,21 @@ def test_op_rate_by_function(key, special):
     p = params_from({"sp_madd_peak_flops": 1e11, "dp_peak_flops": 5e10,
                      "native_sf_peak_ops": 1e9}, CPU)
     assert (op_rate(key, p) == p.sf_ops) == special
+
+
+@pytest.mark.parametrize("expression, ops", [
+    # loopy's code generator writes a square x * x and drops x**1; its op counter calls every
+    # power "pow", which the special functions' rate would price
+    ("(x[i] - 1.0f)**2", {"float32:add": N, "float32:mul": N}),
+    ("(x[i] + 1.0f)**2 * x[i]**1", {"float32:add": N, "float32:mul": 2 * N}),
+    # other powers stay calls (loopy_pow_ or pow): priced as special functions
+    ("(x[i] + 1.0f)**3", {"float32:add": N, "float32:pow": N}),
+    ("x[i]**2 + x[i]**0.5f", {"float32:add": N, "float32:mul": N, "float32:pow": N}),
+])
+def test_a_square_is_one_multiplication(expression, ops):
+    p = params_from({"sp_madd_peak_flops": 1e11, "native_sf_peak_ops": 1e9}, CPU)
+    stats = compute_stats(_program(expression), {"n": N}, subgroup_size=8)
+    assert stats.ops == ops
+    powers = ops.get("float32:pow", 0)
+    arithmetic = max(ops["float32:add"], ops.get("float32:mul", 0))  # a mul feeding an add
+    assert compute_time(stats, p) == pytest.approx(arithmetic / (1e11 / 2) + powers / 1e9)

@@ -12,7 +12,7 @@ import pytest
 
 from gencl.api import load
 from gencl.cli import main
-from tests.user_specs import LAPLACE, LAPLACE_KNOBS, write
+from tests.user_specs import GRADMAG, LAPLACE, LAPLACE_KNOBS, write
 
 
 def test_space_tune_simulate_explain_verify_on_hand_bound_knobs(tmp_path, capsys):
@@ -89,3 +89,17 @@ def test_space_and_tune_on_a_spec_without_knobs(tmp_path):
     assert len(results) == 4 and any(r["status"] == "ok" for r in results)
     assert main(["tune", path, "--quick", "--trials", "3", "--sampler", "random", "--seed", "0",
                  "--out", str(tmp_path / "tuning")]) == 0
+
+
+def test_squares_at_every_vector_width(tmp_path):
+    """A user's ``x**2`` under a vector iname: loopy's code generator has no vector rule for a
+    power (a bare NotImplementedError, every such point once recorded as excluded); each width
+    the space offers is generated, built and checked against numpy on the device."""
+    path = str(write(tmp_path, GRADMAG, "gradmag"))
+    out = tmp_path / "space"
+    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no", "--knob",
+                 "stream_j=1", "--knob", "local_u=none", "--knob", "workgroup=32x4",
+                 "--out", str(out)]) == 0
+    results = json.loads((out / "space.json").read_text())["results"]
+    assert {r["point"]["vector_width"] for r in results} == {1, 2, 4}
+    assert all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
