@@ -122,3 +122,25 @@ def inputs(point, sizes, rng):
 SPEC = BenchmarkSpec(name="gradmag", description="2-D gradient magnitude", program=program,
     reference=reference, inputs=inputs, sizes=lambda point, device, quick: {"n": 128})
 """
+
+
+#: a matrix-vector product a user writes as a loopy reduction: its rows are the space's one
+#: axis, so each vector lane's copy of the update holds a whole reduction
+MATVEC = """\
+import loopy as lp
+import numpy as np
+from gencl.spec import BenchmarkSpec
+def program(point):
+    return lp.make_kernel("{[i, k]: 0 <= i < n and 0 <= k < m}", "y[i] = sum(k, a[i, k] * x[k])",
+        [lp.GlobalArg("a", np.float32, shape=("n", "m")), lp.GlobalArg("x", np.float32,
+         shape=("m",)), lp.GlobalArg("y", np.float32, shape=("n",), is_input=False,
+         is_output=True), lp.ValueArg("n", np.int32), lp.ValueArg("m", np.int32)],
+        name="matvec", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+def reference(v, point, sizes):
+    return {"y": (v["a"].astype(np.float64) @ v["x"]).astype(np.float32)}
+def inputs(point, sizes, rng):
+    return {"a": rng.uniform(-1, 1, (sizes["n"], sizes["m"])).astype(np.float32),
+            "x": rng.uniform(-1, 1, sizes["m"]).astype(np.float32)}
+SPEC = BenchmarkSpec(name="matvec", description="matrix-vector product", program=program,
+    reference=reference, inputs=inputs, sizes=lambda point, device, quick: {"n": 512, "m": 96})
+"""

@@ -94,7 +94,7 @@ def square_products(expr: Any, *args: Any) -> Any:
     from loopy.symbolic import IdentityMapper
     from pymbolic.primitives import Product, is_constant
 
-    class Squares(IdentityMapper):  # type: ignore[misc]
+    class Squares(IdentityMapper):
         def map_power(self, e: Any, *args: Any) -> Any:
             base = self.rec(e.base, *args)
             if is_constant(e.exponent) and e.exponent == 2:

@@ -270,7 +270,11 @@ class ResultsFile:
         return {r["variant_id"] for r in self.results}
 
     def add(self, measurement: Measurement) -> None:
+        """A new record; one of the same point under another variant id (code an older
+        generator or loopy made, measured into this file before) is superseded by it."""
         record = measurement.to_json()
+        key = _record_key(record)
+        self.results = [r for r in self.results if _record_key(r) != key]
         self.results.append(record)
         self._stream(record)
 
@@ -308,8 +312,9 @@ RUN_IDENTITY = ("spec", "quick", "size_overrides")
 
 def read_partial(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """(header, records) of a partial results stream: what an interrupted run measured. A line
-    cut off by the kill (the one being written) is skipped; a variant streamed twice (measured
-    again in interleaved rounds) is its later record, in its first one's place."""
+    cut off by the kill (the one being written) is skipped; a point streamed twice (measured
+    again in interleaved rounds, or under a new variant id) is its later record, in its first
+    one's place."""
     header: dict[str, Any] | None = None
     records: dict[str, dict[str, Any]] = {}
     for line in path.read_text().splitlines():
@@ -320,8 +325,16 @@ def read_partial(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]
         if isinstance(record, dict) and HEADER_KEY in record:
             header = record[HEADER_KEY]
         elif isinstance(record, dict):
-            records[str(record.get("variant_id"))] = record
+            records[_record_key(record)] = record  # a later record of a point supersedes
     return header, list(records.values())
+
+
+def _record_key(record: Mapping[str, Any]) -> str:
+    """What one record of a results file stands for: its point (one record a point: the
+    variant id changes with the generator's code, the point does not), else its variant id."""
+    point = record.get("point")
+    return json.dumps(point, sort_keys=True, default=str) if isinstance(point, dict) \
+        else str(record.get("variant_id"))
 
 
 def run_identity(header: Mapping[str, Any]) -> dict[str, Any]:

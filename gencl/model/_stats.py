@@ -324,7 +324,7 @@ def _folded_powers(knl: Any) -> dict[str, tuple[int, int, int]]:
 
     out: dict[str, tuple[int, int, int]] = {}
 
-    class Powers(WalkMapper):  # type: ignore[misc]
+    class Powers(WalkMapper):
         def __init__(self) -> None:
             super().__init__()
             self.counts = [0, 0, 0]

@@ -77,7 +77,12 @@ def matches(point: Point, partial: Point) -> bool:
 
 
 def _same(a: Any, b: Any) -> bool:
-    return json.dumps(a, default=str) == json.dumps(b, default=str)  # (32, 4) == [32, 4]
+    # (32, 4) == [32, 4]; a 1-D work-group (64,) == 64, as --list prints it and a user types it
+    return json.dumps(_one(a), default=str) == json.dumps(_one(b), default=str)
+
+
+def _one(value: Any) -> Any:
+    return value[0] if isinstance(value, (tuple, list)) and len(value) == 1 else value
 
 
 def baseline_variant(spec: BenchmarkSpec, fixed: Point | None = None

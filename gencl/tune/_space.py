@@ -29,8 +29,11 @@ class SearchSpace:
 
     def __init__(self, spec: Any, fixed: Mapping[str, Any] | None = None,
                  device: Any = None) -> None:
+        from gencl.spec._load import axis_value
+
         self.spec = spec
-        self.fixed = dict(fixed or {})
+        self.fixed = {k: axis_value(spec.axes[k], v) if k in spec.axes else v
+                      for k, v in (fixed or {}).items()}
         self.device = device
         self.axes = {k: v for k, v in spec.axes.items() if k not in self.fixed}
         self._decode = {k: {_encode(v): v for v in values} for k, values in self.axes.items()}

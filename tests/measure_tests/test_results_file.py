@@ -8,13 +8,14 @@ import pytest
 
 from gencl.errors import GenclError
 from gencl.measure import Measurement, ResultsFile
+from gencl.space._measure import open_results
 
 HEADER = {"schema_version": "1.0", "spec": "copy", "quick": True, "size_overrides": {},
           "device": {"name": "cpu"}}
 
 
-def _measurement(vid: str, **extra) -> Measurement:
-    return Measurement(vid, "copy", {"v": 1}, {"n": 64}, "wrong_answer", "x", **extra)
+def _measurement(vid: str, point: dict | None = None, **extra) -> Measurement:
+    return Measurement(vid, "copy", point or {"v": vid}, {"n": 64}, "wrong_answer", "x", **extra)
 
 
 def _strict(text: str):
@@ -92,3 +93,24 @@ def test_a_record_measured_again_replaces_its_first_even_when_interrupted(tmp_pa
     sink.close()
     assert [(r["variant_id"], r["max_error"]) for r in _strict(path.read_text())["results"]] \
         == [("a", 2.0), ("b", None)]
+
+
+@pytest.mark.parametrize("killed", [False, True])
+def test_a_point_measured_under_a_new_variant_id_supersedes_its_record(tmp_path, killed):
+    """The generator's code is part of a variant id: after a change, a rerun measures the
+    point again under its new id, and the file keeps that record alone (it once kept both:
+    "48/24 measured")."""
+    path = tmp_path / "r.json"
+    sink = ResultsFile(path, HEADER)
+    sink.add(_measurement("old-a", {"v": 1}))
+    sink.add(_measurement("old-b", {"v": 2}))
+    sink.close()
+    again = open_results(path, {**HEADER, "date": "later"})  # as `gencl space` resumes
+    again.add(_measurement("new-a", {"v": 1}))
+    assert [r["variant_id"] for r in again.results] == ["old-b", "new-a"]
+    if killed:  # what an interrupted rerun reads back from its stream
+        again = ResultsFile(path, HEADER)
+        assert sorted(r["variant_id"] for r in again.results) == ["new-a", "old-b"]
+    again.close()
+    assert sorted(r["variant_id"] for r in _strict(path.read_text())["results"]) == \
+        ["new-a", "old-b"]

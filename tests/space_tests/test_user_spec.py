@@ -7,12 +7,13 @@ sizes) with knobs bound by hand, and without any knob (the space derived from it
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from gencl.api import load
 from gencl.cli import main
-from tests.user_specs import GRADMAG, LAPLACE, LAPLACE_KNOBS, write
+from tests.user_specs import GRADMAG, LAPLACE, LAPLACE_KNOBS, MATVEC, write
 
 
 def test_space_tune_simulate_explain_verify_on_hand_bound_knobs(tmp_path, capsys):
@@ -103,3 +104,32 @@ def test_squares_at_every_vector_width(tmp_path):
     results = json.loads((out / "space.json").read_text())["results"]
     assert {r["point"]["vector_width"] for r in results} == {1, 2, 4}
     assert all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
+
+
+def test_a_reduction_at_every_vector_width(tmp_path, capsys):
+    """A matrix-vector product's rows as vector lanes: each lane's copy of the update holds the
+    whole row's reduction (its folding once refused loopy's Reduction node: every width > 1
+    'excluded: UnsupportedExpressionError'); each width is built and checked against numpy."""
+    path = str(write(tmp_path, MATVEC, "matvec"))
+    out = tmp_path / "space"
+    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no", "--knob",
+                 "workgroup=64", "--out", str(out)]) == 0
+    results = json.loads((out / "space.json").read_text())["results"]
+    assert {r["point"]["vector_width"] for r in results} == {1, 2, 4, 8}
+    assert all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
+    # the lanes' sums are stored as one whole vector, not as W read-modify-writes of it
+    from gencl.generate import lower
+    spec = load(path)
+    source = lower(spec, spec.complete({"vector_width": 4, "workgroup": (64,)})).source
+    assert re.search(r"\by\[[^]]*\] = y_lanes;", source), source
+    assert not re.search(r"\by\[[^]]*\]\.s\d = ", source), source
+    # a 1-D work-group as --list prints it (64, not (64,)) fixes the axis for every command
+    # (tune once stopped on it with a traceback, explain with "outside the space")
+    capsys.readouterr()
+    assert main(["explain", path, "--knob", "workgroup=64", "--knob", "vector_width=4",
+                 "--quick", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["point"]["workgroup"] == [64]
+    tuned = tmp_path / "tuning"
+    assert main(["tune", path, "--knob", "workgroup=64", "--quick", "--trials", "2",
+                 "--sampler", "random", "--seed", "1", "--out", str(tuned)]) == 0
+    assert json.loads((tuned / "best.json").read_text())["point"]["workgroup"] == [64]

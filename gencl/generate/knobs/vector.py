@@ -88,6 +88,25 @@ def _lane_bound(knl: lp.LoopKernel, expr: Any, iname: str) -> bool:
     return bool(found)
 
 
+def _vector_store(knl: lp.LoopKernel, assignee: Any, iname: str) -> Any:
+    """The global array *assignee* writes a whole vector of, *iname* alone on its vector axis
+    (every other index free of it), else None."""
+    from loopy.kernel.array import VectorArrayDimTag
+    from loopy.symbolic import get_dependencies
+
+    name = getattr(getattr(assignee, "aggregate", None), "name", None)
+    var = knl.arg_dict.get(name) if name else None
+    if not isinstance(var, lp.ArrayArg) or var.address_space != lp.AddressSpace.GLOBAL:
+        return None
+    tags = getattr(var, "dim_tags", None) or ()
+    for axis, index in enumerate(assignee.index_tuple):
+        vec = axis < len(tags) and isinstance(tags[axis], VectorArrayDimTag)
+        if vec != (getattr(index, "name", None) == iname) or \
+                (not vec and iname in get_dependencies(index)):
+            return None
+    return var
+
+
 def split_lanes(t: lp.TranslationUnit, iname: str) -> lp.TranslationUnit:
     """Write each instruction of vector loop *iname* that loopy could only emit lane by lane as
     one instruction per lane, with the lane's index arithmetic folded to constants.
@@ -111,7 +130,13 @@ def split_lanes(t: lp.TranslationUnit, iname: str) -> lp.TranslationUnit:
     width = int(knl.get_constant_iname_length(iname))
     insn_ids = knl.get_instruction_id_generator()
     var_names = knl.get_var_name_generator()
-    fold = CommutativeConstantFoldingMapper()
+    class Fold(CommutativeConstantFoldingMapper):
+        def map_reduction(self, expr: Any, *args: Any) -> Any:
+            # a lane's copy of a reduction (a matrix-vector row's sum): fold its body
+            return type(expr)(expr.operation, expr.inames, self.rec(expr.expr, *args),
+                              expr.allow_simultaneous)
+
+    fold = Fold()
     lanes_of: dict[str, frozenset[str]] = {}
     new_temps: dict[str, Any] = {}
     loaded: dict[tuple, tuple[str, str]] = {}  # one load per aligned vector, shared by gathers
@@ -129,21 +154,38 @@ def split_lanes(t: lp.TranslationUnit, iname: str) -> lp.TranslationUnit:
             new_temps.update(temps)
             lanes_of[insn.id] = frozenset(ids)
             continue
+        # a whole vector of a global array written lane by lane is a read-modify-write of it
+        # in memory W times (oclgrind: "uninitialized value written" from the output's unset
+        # lanes): the lanes go to a private vector, stored whole once
+        stored = _vector_store(knl, insn.assignee, iname)
+        lanes_var = None
+        if stored is not None:
+            lanes_var = var_names(f"{stored.name}_lanes")
+            new_temps[lanes_var] = lp.TemporaryVariable(
+                lanes_var, stored.dtype, shape=(width,), dim_tags="vec",
+                address_space=lp.AddressSpace.PRIVATE)
         ids = []
         for lane in range(width):
             subst = SubstitutionMapper(make_subst_func({iname: lane}))
             new_id = insn_ids(f"{insn.id}_lane{lane}")
+            assignee = prim.Subscript(prim.Variable(lanes_var), (lane,)) if lanes_var \
+                else fold(subst(insn.assignee))
             insns.append(insn.copy(
-                id=new_id, assignee=fold(subst(insn.assignee)),
-                expression=fold(subst(insn.expression)),
+                id=new_id, assignee=assignee, expression=fold(subst(insn.expression)),
                 within_inames=insn.within_inames - {iname}))
             ids.append(new_id)
+        if lanes_var:
+            store_id = insn_ids(f"{insn.id}_store")
+            insns.append(insn.copy(
+                id=store_id, expression=prim.Subscript(prim.Variable(lanes_var),
+                                                       (prim.Variable(iname),)),
+                depends_on=frozenset(ids)))
+            ids = [store_id]
         lanes_of[insn.id] = frozenset(ids)
     if not lanes_of:
         return t
     insns = [i.copy(depends_on=frozenset().union(*(lanes_of.get(d, {d}) for d in i.depends_on)))
              if i.depends_on & lanes_of.keys() else i for i in insns]
-    del prim
     return t.with_kernel(knl.copy(instructions=insns, temporary_variables={
         **knl.temporary_variables, **new_temps}))
 
