@@ -144,3 +144,30 @@ def inputs(point, sizes, rng):
 SPEC = BenchmarkSpec(name="matvec", description="matrix-vector product", program=program,
     reference=reference, inputs=inputs, sizes=lambda point, device, quick: {"n": 512, "m": 96})
 """
+
+
+#: a threshold of a smoothed uint8 image into float: arrays of two types on the contiguous axis
+THRESH = """\
+import loopy as lp
+import numpy as np
+from gencl.spec import BenchmarkSpec
+def program(point):
+    return lp.make_kernel("{[j, i]: 0 <= j < ny and 0 <= i < nx}",
+        '''
+        <float32> s = (img[j, i] + img[j, i + 1] + img[j, i + 2]) * (1.0f / 3)
+        out[j, i] = if(s > t, s, 0.0f)
+        ''',
+        [lp.GlobalArg("img", np.uint8, shape=("ny", "nx + 2")), lp.ValueArg("t", np.float32),
+         lp.GlobalArg("out", np.float32, shape=("ny", "nx"), is_input=False, is_output=True),
+         lp.ValueArg("ny", np.int32), lp.ValueArg("nx", np.int32)],
+        name="thresh", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+def reference(v, point, sizes):
+    img = v["img"].astype(np.float32)
+    s = (img[:, :-2] + img[:, 1:-1] + img[:, 2:]) * np.float32(1.0 / 3)
+    return {"out": np.where(s > v["t"], s, np.float32(0)).astype(np.float32)}
+def inputs(point, sizes, rng):
+    return {"img": rng.integers(0, 256, (sizes["ny"], sizes["nx"] + 2), dtype=np.uint8),
+            "t": np.float32(100)}
+SPEC = BenchmarkSpec(name="thresh", description="threshold of a smoothed image", program=program,
+    reference=reference, inputs=inputs, sizes=lambda point, device, quick: {"ny": 16, "nx": 256})
+"""

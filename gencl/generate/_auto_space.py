@@ -12,7 +12,8 @@ be tuned, and ``analyse_program`` reads it:
   output's own offset: the stencil's halo;
 * which arrays can take a **vector axis**: those whose last axis the contiguous iname indexes;
   a width is offered when the outputs and every such array keep whole vectors aligned (last-axis
-  offset and row length multiples of the width, the extent a size parameter plus a multiple);
+  offset and row length multiples of the width, the extent a size parameter plus a multiple)
+  and share one type that is not an integer narrower than 32 bits;
 * **short loops** (constant trip count ≤ 16, e.g. a radius loop), and which of them move the
   read offset along the outermost axis.
 
@@ -271,9 +272,18 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
         if sub.aggregate.name == n) or n in outputs)
     transposed = any(last.iname in _deps(e) for _, sub, _ in _reads(knl)
                      if sub.aggregate.name in vec_arrays for e in sub.index_tuple[:-1])
+    # OpenCL C converts no vector type into another implicitly (a uint8 image's uchar2 times a
+    # float), and narrow integers' vector arithmetic wraps where scalar C promotes to int
+    dtypes = {n: np.dtype(globals_[n].dtype.numpy_dtype) for n in vec_arrays}
+    mixed = len(set(dtypes.values())) > 1 or any(
+        d.kind in "iu" and d.itemsize < 4 for d in dtypes.values())
+    notes = (f"contiguous axis {last.iname}: no vector width, "
+             + ", ".join(f"{n} {d.name}" for n, d in sorted(dtypes.items()))
+             + " (OpenCL C converts no vector type implicitly, and narrow integers' vector "
+             "arithmetic wraps where scalar C promotes them)",) if mixed else ()
     widths = []
     for w in VECTOR_WIDTHS[1:] + (16,):
-        if (last.param and not transposed and last.extent_offset % w == 0
+        if (last.param and not transposed and not mixed and last.extent_offset % w == 0
                 and out_offsets[-1] % w == 0
                 and all(_last_axis_ok(knl, n, last.param, w) for n in vec_arrays)):
             widths.append(w)
@@ -298,7 +308,7 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
         tile_array=tile_array, vector_arrays=tuple(vec_arrays), vector_widths=tuple(widths),
         temporaries=temporaries, short_loops=tuple(short),
         stream_loops=tuple(sorted(stream_loops & {s for s, _ in short})),
-        vector_loops=tuple(sorted(vector_loops)),
+        vector_loops=tuple(sorted(vector_loops)), notes=notes,
         itemsize=int(np.dtype(globals_[output].dtype.numpy_dtype).itemsize),
         update_paths=_update_paths(t, outputs, short))
 
@@ -641,6 +651,7 @@ def describe_space(spec: BenchmarkSpec, device: Any = None) -> list[str]:
             lines.append(f"  contiguous axis {out[-1].iname}: vector widths "
                          f"{', '.join(map(str, st.vector_widths))} keep "
                          f"{', '.join(st.vector_arrays)} aligned")
+        lines.extend(f"  {note}" for note in st.notes)
         if st.short_loops:
             lines.append("  short loops: " + ", ".join(f"{n} ({k} trips)" for n, k in
                                                        st.short_loops))

@@ -13,7 +13,7 @@ import pytest
 
 from gencl.api import load
 from gencl.cli import main
-from tests.user_specs import GRADMAG, LAPLACE, LAPLACE_KNOBS, MATVEC, write
+from tests.user_specs import GRADMAG, LAPLACE, LAPLACE_KNOBS, MATVEC, THRESH, write
 
 
 def test_space_tune_simulate_explain_verify_on_hand_bound_knobs(tmp_path, capsys):
@@ -133,3 +133,19 @@ def test_a_reduction_at_every_vector_width(tmp_path, capsys):
     assert main(["tune", path, "--knob", "workgroup=64", "--quick", "--trials", "2",
                  "--sampler", "random", "--seed", "1", "--out", str(tuned)]) == 0
     assert json.loads((tuned / "best.json").read_text())["point"]["workgroup"] == [64]
+
+
+def test_arrays_of_two_types_take_no_vector_width(tmp_path, capsys):
+    """A uint8 image smoothed into float: OpenCL C has no implicit uchar2 → float2 conversion
+    (every vector width once failed to build, after a KeyError in the gather's shuffle mask):
+    the space offers none and says why; its points are checked against numpy."""
+    path = str(write(tmp_path, THRESH, "thresh"))
+    capsys.readouterr()
+    assert main(["space", path, "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "no vector width, img uint8, out float32" in listed and "vector_width" not in listed
+    out = tmp_path / "space"
+    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no", "--knob",
+                 "workgroup=32x4", "--knob", "local_img=none", "--out", str(out)]) == 0
+    results = json.loads((out / "space.json").read_text())["results"]
+    assert results and all(r["status"] == "ok" for r in results), [r["reason"] for r in results]

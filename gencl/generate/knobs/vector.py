@@ -239,7 +239,8 @@ def _vector_gather(knl, insn, iname, width, insn_ids, var_names, fold, loaded):
         mask = [where + width * (loaded[(array, a, insn.within_inames)] != first)
                 for a, where in lanes]
         scalar = np.dtype(dtype.numpy_dtype)
-        ctype = {4: "uint", 8: "ulong"}[scalar.itemsize]
+        # shuffle2's mask has the elements' size: uchar for a uint8 image
+        ctype = {1: "uchar", 2: "ushort", 4: "uint", 8: "ulong"}[scalar.itemsize]
         code = SHUFFLE_CODE.format(target=lhs.aggregate.name, first=first[0],
                                    second=second[0], ctype=ctype, width=width,
                                    mask=", ".join(map(str, mask)))
