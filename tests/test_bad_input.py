@@ -203,6 +203,18 @@ def test_the_good_spec_of_the_property_test_loads(tmp_path, capsys):
     assert main(["generate", str(path), "--out", str(tmp_path / "out")]) == 0, \
         capsys.readouterr().err
 
+
+def test_an_input_of_zeros_is_one_line_exit_2(tmp_path, capsys):
+    """Data the program reads drawn as zeros would let a variant that skips reading it match
+    the reference: refused (an integer array of zeros, a pointer chase's start, is not)."""
+    path = tmp_path / "zeros.py"
+    path.write_text(_spec_text(inputs=_inputs_returning("{'x': np.zeros(sizes['n'], "
+                                                        "np.float32)}")))
+    capsys.readouterr()
+    assert main(["generate", str(path), "--out", str(tmp_path / "out")]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert line.startswith(f"gencl: error: {path}: inputs.x: is all zeros"), line
+
 # }}}
 
 

@@ -175,7 +175,9 @@ def probe_spec(spec: Any, file: str) -> Probe:
     if not isinstance(program, lp.TranslationUnit):
         check.fail("program", f"returned a {type(program).__name__}, not a loopy "
                               "TranslationUnit (lp.make_kernel(...))")
-    args = _typed_program(spec, program, point, check).default_entrypoint.args
+    typed = _typed_program(spec, program, point, check)
+    args = typed.default_entrypoint.args
+    read = typed.default_entrypoint.get_read_variables()
     globals_ = [a for a in args if isinstance(a, lp.ArrayArg)
                 and a.address_space != lp.AddressSpace.LOCAL]
     scalars = [a for a in args if isinstance(a, lp.ValueArg)]
@@ -206,6 +208,12 @@ def probe_spec(spec: Any, file: str) -> Probe:
         count = _count(arg, env, check)
         if arg.name in values:
             _check_array(check, "inputs", arg.name, values[arg.name], arg, count)
+            # data, not an index (a pointer chase's start position 0 is one)
+            if arg.name in read and np.asarray(values[arg.name]).dtype.kind in "fc" \
+                    and not np.any(values[arg.name]):
+                check.fail(f"inputs.{arg.name}", "is all zeros: a variant that skips reading "
+                                                 "it would still match the reference; draw it "
+                                                 "from rng")
         elif arg.is_input:
             check.fail("inputs", f"no array for the program's input {arg.name} "
                                  f"(inputs() gives {', '.join(map(str, values)) or 'nothing'})")
