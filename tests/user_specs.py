@@ -171,3 +171,13 @@ def inputs(point, sizes, rng):
 SPEC = BenchmarkSpec(name="thresh", description="threshold of a smoothed image", program=program,
     reference=reference, inputs=inputs, sizes=lambda point, device, quick: {"ny": 16, "nx": 256})
 """
+
+
+#: the 5-point Laplacian on column-major arrays (order="F"): the first index is the contiguous one
+LAPLACE_F = LAPLACE.replace('shape=("n + 2", "n + 2")', 'shape=("n + 2", "n + 2"), order="F"') \
+    .replace('shape=("n", "n"), is_input=False', 'shape=("n", "n"), order="F", is_input=False') \
+    .replace('return {"out": 4', 'return {"out": np.asfortranarray(4').replace(
+        'u[1:-1, 2:]}', 'u[1:-1, 2:])}').replace(
+        '{"u": rng.uniform(-1, 1, (sizes["n"] + 2,) * 2).astype(np.float32)}',
+        '{"u": np.asfortranarray(rng.uniform(-1, 1, (sizes["n"] + 2,) * 2).astype(np.float32))}'
+    ).replace('{"n": 48}', '{"n": 128}')

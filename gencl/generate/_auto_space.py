@@ -189,6 +189,17 @@ def _last_axis_ok(knl: lp.LoopKernel, name: str, param: str, width: int) -> bool
             and terms.get(1, 0) % width == 0)
 
 
+def _memory_order(arg: Any) -> list[int]:
+    """*arg*'s axes from outermost to contiguous in memory (loopy's layout nesting levels);
+    subscript order where its strides are not fixed."""
+    from loopy.kernel.array import FixedStrideArrayDimTag
+
+    tags = getattr(arg, "dim_tags", None) or ()
+    if not tags or not all(isinstance(t, FixedStrideArrayDimTag) for t in tags):
+        return list(range(len(arg.shape or ())))
+    return sorted(range(len(tags)), key=lambda d: -tags[d].layout_nesting_level)
+
+
 def analyse_program(t: lp.TranslationUnit) -> Stencil:
     """Read the stencil shape off an untransformed program.
 
@@ -233,6 +244,10 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
         out_offsets.append(terms.get(1, 0))
     if len(set(inames)) != len(inames):
         raise NotAStencil(f"{output} indexes two axes with one iname")
+    # outermost → contiguous in memory, not in subscript order: a column-major output
+    # (order="F") has its first index contiguous, and the work-group's first axis must run along it
+    order = _memory_order(globals_[output])
+    inames, out_offsets = [inames[d] for d in order], [out_offsets[d] for d in order]
     axis_of = {name: d for d, name in enumerate(inames)}
 
     # halo: per read array and axis, the offsets relative to the output point
@@ -277,14 +292,22 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     dtypes = {n: np.dtype(globals_[n].dtype.numpy_dtype) for n in vec_arrays}
     mixed = len(set(dtypes.values())) > 1 or any(
         d.kind in "iu" and d.itemsize < 4 for d in dtypes.values())
-    notes = (f"contiguous axis {last.iname}: no vector width, "
-             + ", ".join(f"{n} {d.name}" for n, d in sorted(dtypes.items()))
-             + " (OpenCL C converts no vector type implicitly, and narrow integers' vector "
-             "arithmetic wraps where scalar C promotes them)",) if mixed else ()
+    notes: tuple[str, ...] = ()
+    if mixed:
+        notes += (f"contiguous axis {last.iname}: no vector width, "
+                  + ", ".join(f"{n} {d.name}" for n, d in sorted(dtypes.items()))
+                  + " (OpenCL C converts no vector type implicitly, and narrow integers' "
+                  "vector arithmetic wraps where scalar C promotes them)",)
+    # the vector knob splits an array's last axis: only where that axis is the contiguous one
+    column = sorted(n for n, a in globals_.items()
+                    if _memory_order(a) != list(range(len(a.shape or ()))))
+    if column:
+        notes += (f"contiguous axis {last.iname}: no vector width, {', '.join(column)} "
+                  "column-major (the vector knob splits an array's last axis)",)
     widths = []
     for w in VECTOR_WIDTHS[1:] + (16,):
-        if (last.param and not transposed and not mixed and last.extent_offset % w == 0
-                and out_offsets[-1] % w == 0
+        if (last.param and not transposed and not mixed and not column
+                and last.extent_offset % w == 0 and out_offsets[-1] % w == 0
                 and all(_last_axis_ok(knl, n, last.param, w) for n in vec_arrays)):
             widths.append(w)
     temporaries = tuple(sorted(

@@ -13,7 +13,8 @@ import pytest
 
 from gencl.api import load
 from gencl.cli import main
-from tests.user_specs import GRADMAG, LAPLACE, LAPLACE_KNOBS, MATVEC, THRESH, write
+from tests.user_specs import (GRADMAG, LAPLACE, LAPLACE_F, LAPLACE_KNOBS, MATVEC, THRESH,
+                              write)
 
 
 def test_space_tune_simulate_explain_verify_on_hand_bound_knobs(tmp_path, capsys):
@@ -147,5 +148,23 @@ def test_arrays_of_two_types_take_no_vector_width(tmp_path, capsys):
     out = tmp_path / "space"
     assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no", "--knob",
                  "workgroup=32x4", "--knob", "local_img=none", "--out", str(out)]) == 0
+    results = json.loads((out / "space.json").read_text())["results"]
+    assert results and all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
+
+
+def test_column_major_arrays_take_their_first_index_as_the_contiguous_axis(tmp_path, capsys):
+    """order="F": the work-group's first axis runs along the first index, the stride-1 one (the
+    space once took the last subscript for contiguous: work items 520 bytes apart, and every
+    vector width "excluded: LoopyError"); no vector width, and --list says why."""
+    path = str(write(tmp_path, LAPLACE_F))
+    capsys.readouterr()
+    assert main(["space", path, "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "axes, outermost first: j over n" in listed and "i over n" in listed
+    assert "[inames=(i, j)]" in listed and "stream_j" in listed
+    assert "no vector width, out, u column-major" in listed and "vector_width" not in listed
+    out = tmp_path / "space"
+    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no", "--knob",
+                 "stream_j=1", "--out", str(out)]) == 0
     results = json.loads((out / "space.json").read_text())["results"]
     assert results and all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
