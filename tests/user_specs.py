@@ -181,3 +181,29 @@ LAPLACE_F = LAPLACE.replace('shape=("n + 2", "n + 2")', 'shape=("n + 2", "n + 2"
         '{"u": rng.uniform(-1, 1, (sizes["n"] + 2,) * 2).astype(np.float32)}',
         '{"u": np.asfortranarray(rng.uniform(-1, 1, (sizes["n"] + 2,) * 2).astype(np.float32))}'
     ).replace('{"n": 48}', '{"n": 128}')
+
+
+#: a 5-point smoothing over the whole grid, its boundary kept by a branch in the update
+BRANCH = """\
+import loopy as lp
+import numpy as np
+from gencl.spec import BenchmarkSpec
+def program(point):
+    return lp.make_kernel("{[j, i]: 0 <= j, i < n}",
+        "out[j, i] = if(j == 0 or i == 0 or j == n - 1 or i == n - 1, u[j, i], 0.2f * (u[j, i]"
+        " + u[j - 1, i] + u[j + 1, i] + u[j, i - 1] + u[j, i + 1]))",
+        [lp.GlobalArg("u", np.float32, shape=("n", "n")), lp.ValueArg("n", np.int32),
+         lp.GlobalArg("out", np.float32, shape=("n", "n"), is_input=False, is_output=True)],
+        name="smooth", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+def reference(v, point, sizes):
+    u = v["u"]
+    out = u.copy()
+    out[1:-1, 1:-1] = np.float32(0.2) * (u[1:-1, 1:-1] + u[:-2, 1:-1] + u[2:, 1:-1]
+                                         + u[1:-1, :-2] + u[1:-1, 2:])
+    return {"out": out}
+def inputs(point, sizes, rng):
+    return {"u": rng.uniform(-1, 1, (sizes["n"],) * 2).astype(np.float32)}
+SPEC = BenchmarkSpec(name="smooth", description="5-point smoothing, a branch at the boundary",
+    program=program, reference=reference, inputs=inputs,
+    sizes=lambda point, device, quick: {"n": 128})
+"""

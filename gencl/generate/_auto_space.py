@@ -101,6 +101,9 @@ class Stencil:
     vector_loops: tuple[str, ...]    # reductions around reads along the contiguous axis
     itemsize: int
     notes: tuple[str, ...] = field(default=())
+    #: the update reads its neighbours under a branch (``if(boundary, u, stencil)``): no
+    #: transform that loads them ahead of it (vector gathers, streamed columns, a local tile)
+    guarded: bool = False
     #: the outputs' updates: dependent operations on the longest path as written, and with the
     #: sums balanced (short loops written out; ``knobs.sum_order``)
     update_paths: tuple[int, int] = (0, 0)
@@ -304,9 +307,13 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     if column:
         notes += (f"contiguous axis {last.iname}: no vector width, {', '.join(column)} "
                   "column-major (the vector knob splits an array's last axis)",)
+    guarded = _reads_under_branch(knl, set(written))
+    if guarded:
+        notes += ("the update reads its neighbours under a branch: no vector width, stream or "
+                  "local tile (each would load them ahead of it, out of bounds at the edges)",)
     widths = []
     for w in VECTOR_WIDTHS[1:] + (16,):
-        if (last.param and not transposed and not mixed and not column
+        if (last.param and not transposed and not mixed and not column and not guarded
                 and last.extent_offset % w == 0 and out_offsets[-1] % w == 0
                 and all(_last_axis_ok(knl, n, last.param, w) for n in vec_arrays)):
             widths.append(w)
@@ -324,14 +331,15 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     vector_loops = _reductions_reading(knl, last.iname, set(vec_arrays))
     if vector_loops - {s for s, _ in short}:
         widths = []  # a reduction that cannot be written out keeps unaligned reads inside it
-    tile_array = max((n for n in halo_arrays if any(h != (0, 0) for h in halo_arrays[n])),
-                     key=lambda n: accesses[n], default=None)
+    tile_array = None if guarded else max(
+        (n for n in halo_arrays if any(h != (0, 0) for h in halo_arrays[n])),
+        key=lambda n: accesses[n], default=None)
     return Stencil(
         outputs=outputs, axes=tuple(axes), reads=tuple(reads), halos=halo_arrays,
         tile_array=tile_array, vector_arrays=tuple(vec_arrays), vector_widths=tuple(widths),
         temporaries=temporaries, short_loops=tuple(short),
         stream_loops=tuple(sorted(stream_loops & {s for s, _ in short})),
-        vector_loops=tuple(sorted(vector_loops)), notes=notes,
+        vector_loops=tuple(sorted(vector_loops)), notes=notes, guarded=guarded,
         itemsize=int(np.dtype(globals_[output].dtype.numpy_dtype).itemsize),
         update_paths=_update_paths(t, outputs, short))
 
@@ -393,6 +401,39 @@ def _reductions_reading(knl: lp.LoopKernel, iname: str, arrays: set[str]) -> set
     return found
 
 
+def _reads_under_branch(knl: lp.LoopKernel, written: set[str]) -> bool:
+    """Whether an instruction reads a global array it does not write inside a branch of an
+    ``if(c, a, b)`` expression or under an instruction predicate."""
+    import loopy as lp
+    import pymbolic.primitives as prim
+    from loopy.symbolic import WalkMapper
+
+    arrays = {a.name for a in knl.args if isinstance(a, lp.ArrayArg)} - written
+    found = []
+
+    class Walk(WalkMapper):
+        def __init__(self, inside: bool) -> None:
+            super().__init__()
+            self.inside = inside
+
+        def map_if(self, expr, *args):
+            self.rec(expr.condition, *args)
+            branch = Walk(True)
+            branch(expr.then)
+            branch(expr.else_)
+
+        def map_subscript(self, expr, *args):
+            if self.inside and isinstance(expr.aggregate, prim.Variable) \
+                    and expr.aggregate.name in arrays:
+                found.append(expr)
+            return super().map_subscript(expr, *args)
+
+    for insn in knl.instructions:
+        if hasattr(insn, "expression"):
+            Walk(bool(insn.predicates))(insn.expression)
+    return bool(found)
+
+
 def _var(name: str) -> Any:
     import pymbolic.primitives as prim
     return prim.Variable(name)
@@ -431,7 +472,7 @@ def _roles(st: Stencil) -> dict[str, str]:
         roles["vector"] = "vector_width"
     if st.ndim == 3:
         roles["block"] = f"block_{st.axes[1].iname}"
-    if st.ndim >= 2 and st.axes[0].starts_at_zero:
+    if st.ndim >= 2 and st.axes[0].starts_at_zero and not st.guarded:
         roles["stream"] = f"stream_{st.axes[0].iname}"
     roles["workgroup"] = "workgroup"
     if st.tile_array:

@@ -13,8 +13,8 @@ import pytest
 
 from gencl.api import load
 from gencl.cli import main
-from tests.user_specs import (GRADMAG, LAPLACE, LAPLACE_F, LAPLACE_KNOBS, MATVEC, THRESH,
-                              write)
+from tests.user_specs import (BRANCH, GRADMAG, LAPLACE, LAPLACE_F, LAPLACE_KNOBS, MATVEC,
+                              THRESH, write)
 
 
 def test_space_tune_simulate_explain_verify_on_hand_bound_knobs(tmp_path, capsys):
@@ -168,3 +168,23 @@ def test_column_major_arrays_take_their_first_index_as_the_contiguous_axis(tmp_p
                  "stream_j=1", "--out", str(out)]) == 0
     results = json.loads((out / "space.json").read_text())["results"]
     assert results and all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
+
+
+def test_neighbours_read_under_a_branch_take_no_transform_that_loads_them_early(tmp_path,
+                                                                              capsys):
+    """if(boundary, u, stencil): a vector gather, a streamed column or a local tile loads the
+    neighbours ahead of the branch, out of bounds at the edges (200 of the 210 points it once
+    had in its quick space were "excluded: LoopyIndexError"); the space keeps the work-group shapes,
+    says why, and every one of them is checked against numpy."""
+    path = str(write(tmp_path, BRANCH, "smooth"))
+    capsys.readouterr()
+    assert main(["space", path, "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "reads its neighbours under a branch" in listed
+    assert not any(k in listed for k in ("vector_width", "stream_j", "local_u"))
+    out = tmp_path / "space"
+    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no",
+                 "--out", str(out)]) == 0
+    results = json.loads((out / "space.json").read_text())["results"]
+    assert len(results) >= 8 and all(r["status"] == "ok" for r in results), \
+        [r["reason"] for r in results]
