@@ -207,3 +207,23 @@ SPEC = BenchmarkSpec(name="smooth", description="5-point smoothing, a branch at 
     program=program, reference=reference, inputs=inputs,
     sizes=lambda point, device, quick: {"n": 128})
 """
+
+
+#: a shift by a run-time amount: u read at i + s
+SHIFT = """\
+import loopy as lp
+import numpy as np
+from gencl.spec import BenchmarkSpec
+def program(point):
+    return lp.make_kernel("{[j, i]: 0 <= j, i < n}", "out[j, i] = u[j, i + s] - u[j, i]",
+        [lp.GlobalArg("u", np.float32, shape=("n", "n + 64")), lp.ValueArg("s", np.int32),
+         lp.GlobalArg("out", np.float32, shape=("n", "n"), is_input=False, is_output=True),
+         lp.ValueArg("n", np.int32)], name="shift", target=lp.PyOpenCLTarget(),
+        lang_version=(2018, 2))
+def reference(v, point, sizes):
+    return {"out": v["u"][:, v["s"]:v["s"] + sizes["n"]] - v["u"][:, :sizes["n"]]}
+def inputs(point, sizes, rng):
+    return {"u": rng.uniform(-1, 1, (sizes["n"], sizes["n"] + 64)).astype(np.float32), "s": 5}
+SPEC = BenchmarkSpec(name="shift", description="a run-time shift", program=program,
+    reference=reference, inputs=inputs, sizes=lambda point, device, quick: {"n": 64})
+"""

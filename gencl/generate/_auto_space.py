@@ -270,6 +270,12 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
             if len(hit) != 1 or terms[hit[0]] != 1:
                 continue
             d = axis_of[hit[0]]
+            outside = sorted(_deps(expr) - scope - set(
+                knl.get_inames_domain(scope).get_var_dict()))
+            if outside:  # a run-time shift (u[j, i + s]): no constant halo to tile or stream
+                raise NotAStencil(f"{name}[..., {expr}, ...]: the offset depends on "
+                                  f"{', '.join(outside)}, not on the loop indices alone (the "
+                                  "derived space needs constant offsets)")
             lo, hi = _offset_range(knl, expr - _var(hit[0]), scope)
             per_axis[d][0] = min(per_axis[d][0], lo - out_offsets[d])
             per_axis[d][1] = max(per_axis[d][1], hi - out_offsets[d])

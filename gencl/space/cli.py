@@ -81,8 +81,9 @@ def cmd_space(args: argparse.Namespace) -> int:
     else:
         best = s["best_time_s"]
         roof = f", roofline {s['roofline_s'] * 1e6:.1f} µs" if s.get("roofline_s") else ""
-        print(f"{s['measured']}/{s['space_size']} measured; best "
-              f"{best * 1e6 if best else float('nan'):.1f} µs ({s['best_variant']}){roof}; "
+        found = f"best {best * 1e6:.1f} µs ({s['best_variant']}){roof}" if best \
+            else "no variant ran correctly (the cause below)"
+        print(f"{s['measured']}/{s['space_size']} measured; {found}; "
               f"report: {run.out / 'report.md'}")
         if s.get("temporal_best_time_per_sweep_s") and s.get("best_single_sweep_s"):
             over = s.get("temporal_effective_over_copy")

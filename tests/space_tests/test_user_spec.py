@@ -14,7 +14,7 @@ import pytest
 from gencl.api import load
 from gencl.cli import main
 from tests.user_specs import (BRANCH, GRADMAG, LAPLACE, LAPLACE_F, LAPLACE_KNOBS, MATVEC,
-                              THRESH, write)
+                              SHIFT, THRESH, write)
 
 
 def test_space_tune_simulate_explain_verify_on_hand_bound_knobs(tmp_path, capsys):
@@ -188,3 +188,13 @@ def test_neighbours_read_under_a_branch_take_no_transform_that_loads_them_early(
     results = json.loads((out / "space.json").read_text())["results"]
     assert len(results) >= 8 and all(r["status"] == "ok" for r in results), \
         [r["reason"] for r in results]
+
+
+def test_a_run_time_offset_derives_no_space_and_says_which(tmp_path, capsys):
+    """u[j, i + s], s a run-time scalar: no constant halo (the reason once read
+    "UnknownVariableError: s")."""
+    path = str(write(tmp_path, SHIFT, "shift"))
+    capsys.readouterr()
+    assert main(["space", path, "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "no space derived: u[..., i + s, ...]: the offset depends on s" in listed, listed
