@@ -268,6 +268,9 @@ BAD_COMMANDS = st.one_of(
         outside_vector_width.map(lambda v: f"vector_width={v}"),     # outside the space
         st.sampled_from(["vector_width", "=4", "dtype=float99"]))),
     _opt(["run", "copy"], "--knob", st.sampled_from(["dtype", "reads=3", "workgroup=7"])),
+    # (tune once ignored an unknown knob and tuned the whole space)
+    _opt(["tune", "laplace3d", "--quick", "--trials", "1"], "--knob",
+         st.sampled_from(["nosuch=1", "stream_k=3", "vector_width", "workgroup=7"])),
     _opt(["verify", "copy"], "--knob", st.sampled_from(["dtype", "reads=3", "boundary=branch"])),
 )
 

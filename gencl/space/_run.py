@@ -29,11 +29,13 @@ class SpaceRun:
 
 def check_fixed(spec: Any, fixed: Mapping[str, Any]) -> dict[str, Any]:
     """*fixed* axes checked against the space (names, values); one line naming the knob."""
+    where = spec.path or spec.name
     for name, value in fixed.items():
         if name not in spec.axes:
-            raise GenclError(f"knob {name}: unknown (known: {', '.join(spec.axes)})")
+            raise GenclError(f"{where}: knob {name}: unknown (known: {', '.join(spec.axes)})")
         if not any(matches({name: v}, {name: value}) for v in spec.axes[name]):
-            raise GenclError(f"knob {name}: {value!r} is outside the space {spec.axes[name]}")
+            raise GenclError(f"{where}: knob {name}: {value!r} is outside the space "
+                             f"{spec.axes[name]}")
     # the fixed axes together, not one by one at the defaults: a slice no point of the space
     # is in is what the caller asked for
     return {name: next(v for v in spec.axes[name] if matches({name: v}, {name: value}))

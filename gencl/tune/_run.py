@@ -91,7 +91,11 @@ def tune_spec(spec: Any, *, device: str | int | None = None, trials: int = 40,
     from gencl.tune._study import (
         best_trial, lazy_predictor, make_sampler, run_study, write_best)
 
-    fixed, size_overrides = dict(fixed or {}), dict(sizes or {})
+    from gencl.space._run import check_fixed
+
+    # names and values checked against the space, one line each (an unknown knob was once
+    # ignored: the whole space tuned)
+    fixed, size_overrides = check_fixed(spec, dict(fixed or {})), dict(sizes or {})
     evaluator: Any
     if replay:
         from gencl.model import point_key
