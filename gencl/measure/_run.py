@@ -264,6 +264,8 @@ class ResultsFile:
                 check_same_run(self.partial, found, header)
         elif self.path.is_file():
             check_same_run(self.path, read_results_header(self.path), header)
+        #: record key (``_record_key``) → its place in ``results``
+        self._at = {_record_key(r): k for k, r in enumerate(self.results)}
 
     @property
     def done_ids(self) -> set[str]:
@@ -274,16 +276,18 @@ class ResultsFile:
         generator or loopy made, measured into this file before) is superseded by it."""
         record = measurement.to_json()
         key = _record_key(record)
-        self.results = [r for r in self.results if _record_key(r) != key]
-        self.results.append(record)
+        if key in self._at:
+            self.results[self._at[key]] = record
+        else:
+            self._at[key] = len(self.results)
+            self.results.append(record)
         self._stream(record)
 
     def replace(self, measurement: Measurement) -> None:
         """A record measured again (interleaved rounds) in place of its first: streamed after
         it, so an interrupted run reads the later one (``read_partial``)."""
         record = measurement.to_json()
-        self.results = [record if r["variant_id"] == record["variant_id"] else r
-                        for r in self.results]
+        self.results[self._at[_record_key(record)]] = record
         self._stream(record)
 
     def _stream(self, record: dict[str, Any]) -> None:

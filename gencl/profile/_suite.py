@@ -79,14 +79,6 @@ def discover_suite(only: Sequence[str] | None = None) -> list[SuiteEntry]:
 
 # {{{ one benchmark
 
-def _dedupe(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One record per variant (the last: a rerun may re-add an excluded variant)."""
-    by_id: dict[str, dict[str, Any]] = {}
-    for r in records:
-        by_id[r["variant_id"]] = r
-    return list(by_id.values())
-
-
 def _clock_of(records: Sequence[dict[str, Any]], seen: float | None) -> float | None:
     import statistics
 
@@ -139,7 +131,7 @@ def measure_benchmark(entry: SuiteEntry, engine: Any, raw_dir: Path, *, quick: b
         error = f"{type(exc).__name__}: {first}"[:400]
         with contextlib.suppress(Exception):
             engine.reset()
-    records = _dedupe(sink.results)
+    records = list(sink.results)  # one a point: a rerun's record supersedes (ResultsFile)
     if not error:
         sink.close()
     return records, error

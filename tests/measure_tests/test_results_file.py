@@ -107,7 +107,7 @@ def test_a_point_measured_under_a_new_variant_id_supersedes_its_record(tmp_path,
     sink.close()
     again = open_results(path, {**HEADER, "date": "later"})  # as `gencl space` resumes
     again.add(_measurement("new-a", {"v": 1}))
-    assert [r["variant_id"] for r in again.results] == ["old-b", "new-a"]
+    assert [r["variant_id"] for r in again.results] == ["new-a", "old-b"]  # in its place
     if killed:  # what an interrupted rerun reads back from its stream
         again = ResultsFile(path, HEADER)
         assert sorted(r["variant_id"] for r in again.results) == ["new-a", "old-b"]
