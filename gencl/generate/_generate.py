@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 import traceback
@@ -91,6 +92,11 @@ def squares_as_products(t: Any) -> Any:
 
 def square_products(expr: Any, *args: Any) -> Any:
     """*expr* with every ``x**2`` written ``x * x`` (``squares_as_products``)."""
+    return _squares_mapper()(expr, *args)
+
+
+@functools.cache
+def _squares_mapper() -> Any:
     from loopy.symbolic import IdentityMapper
     from pymbolic.primitives import Product, is_constant
 
@@ -101,7 +107,7 @@ def square_products(expr: Any, *args: Any) -> Any:
                 return Product((base, base))
             return type(e)(base, self.rec(e.exponent, *args))
 
-    return Squares()(expr, *args)
+    return Squares()
 
 
 def lower(spec: BenchmarkSpec, point: dict[str, Any]) -> Variant:

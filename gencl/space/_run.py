@@ -11,6 +11,7 @@ from typing import Any
 
 from gencl.errors import GenclError
 from gencl.spec import matches
+from gencl.spec._hooks import axis_value
 
 PEER_MODES = ("auto", "yes", "no", "only")
 
@@ -38,8 +39,7 @@ def check_fixed(spec: Any, fixed: Mapping[str, Any]) -> dict[str, Any]:
                              f"{spec.axes[name]}")
     # the fixed axes together, not one by one at the defaults: a slice no point of the space
     # is in is what the caller asked for
-    return {name: next(v for v in spec.axes[name] if matches({name: v}, {name: value}))
-            for name, value in fixed.items()}
+    return {name: axis_value(spec.axes[name], value) for name, value in fixed.items()}
 
 
 def space_slice(spec: Any, fixed: Mapping[str, Any] | None = None,

@@ -85,6 +85,13 @@ def _one(value: Any) -> Any:
     return value[0] if isinstance(value, (tuple, list)) and len(value) == 1 else value
 
 
+def axis_value(values: Any, value: Any) -> Any:
+    """The value of an axis (*values*) that *value* stands for, as ``matches`` compares them:
+    ``[32, 4, 1]`` (as space.json writes it) the tuple, ``64`` the 1-D work-group ``(64,)`` (as
+    ``--list`` prints it); *value* itself where none is."""
+    return next((v for v in values if _same(v, value)), value)
+
+
 def baseline_variant(spec: BenchmarkSpec, fixed: Point | None = None
                      ) -> tuple[str, dict[str, Any]]:
     """(name, partial point) of the baseline, within the *fixed* axes: what improvements are

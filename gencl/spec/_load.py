@@ -335,22 +335,14 @@ def validate_spec(spec: BenchmarkSpec, *, check_program: bool = True) -> None:
         probe_spec(spec, file)
 
 
-def axis_value(values: Sequence[Any], value: Any) -> Any:
-    """*value* as an axis of *values* holds it: ``[32, 4, 1]`` (as space.json writes it) the
-    tuple, ``64`` the 1-D work-group ``(64,)`` (as ``--list`` prints it); else unchanged."""
-    if isinstance(value, list) and tuple(value) in values:
-        return tuple(value)
-    if value not in values and (value,) in values:
-        return (value,)
-    return value
-
-
 def check_knob(spec: BenchmarkSpec, name: str, value: Any) -> Any:
     """*value* of knob *name* as the space holds it; SpecError where either is not in it."""
     axes = spec.axes
     if name not in axes:
         raise SpecError(spec.path, f"knob {name}",
                         f"unknown knob or parameter (known: {', '.join(axes)})")
+    from gencl.spec._hooks import axis_value
+
     value = axis_value(axes[name], value)
     if value not in axes[name]:
         raise SpecError(spec.path, f"knob {name}",

@@ -36,8 +36,7 @@ class TrialProgress:
             why = trial.user_attrs.get("status") or trial.state.name.lower()
             reason = str(trial.user_attrs.get("reason") or "").splitlines()
             result = f"{why} {trial.params}" + (f" ({reason[0][:120]})" if reason else "")
-        measured = [t for t in complete if t.value is not None and t.value < float("inf")]
-        best = min(measured, key=lambda t: t.value) if measured else None
+        best = min(complete, key=lambda t: t.value) if complete else None
         best_text = (f"best so far {best.value * 1e6:,.1f} µs (#{best.number})" if best
                      else "no variant measured yet")
         left = max(0, self.total - done)

@@ -29,7 +29,7 @@ class SearchSpace:
 
     def __init__(self, spec: Any, fixed: Mapping[str, Any] | None = None,
                  device: Any = None) -> None:
-        from gencl.spec._load import axis_value
+        from gencl.spec._hooks import axis_value
 
         self.spec = spec
         self.fixed = {k: axis_value(spec.axes[k], v) if k in spec.axes else v
