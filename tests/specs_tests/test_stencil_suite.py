@@ -28,7 +28,7 @@ from gencl.spec.stencil_step import GRID_2D, GRID_3D, from_padded, to_padded
 SUITE = ("laplace3d", "star3d_r4", "box3d27", "box2d9", "vardiff3d", "star2d_r2", "advect3d",
          "aniso2d", "mehrstellen3d", "wave3d", "biharm2d", "edge3d19", "wave2d", "div3d",
          "curl3d", "sobel2d", "helmholtz3d", "perona2d", "grayscott3d", "copy2d", "box2d25",
-         "grad3d", "upwind2d", "heat3d_o4", "box2d49")
+         "grad3d", "upwind2d", "heat3d_o4", "box2d49", "gradmag3d")
 #: largest tile volume run at whole-tile sizes (keeps the numpy reference cheap)
 MAX_POINTS = 1 << 20
 
