@@ -227,3 +227,28 @@ def inputs(point, sizes, rng):
 SPEC = BenchmarkSpec(name="shift", description="a run-time shift", program=program,
     reference=reference, inputs=inputs, sizes=lambda point, device, quick: {"n": 64})
 """
+
+#: a 5 × 5 convolution whose weights are an array and whose window is a loopy sum over (a, b):
+#: a streamed column of u is keyed by i + b, so b must be written out under streaming too
+CONV2D = """\
+import loopy as lp
+import numpy as np
+from gencl.spec import BenchmarkSpec
+def program(point):
+    return lp.make_kernel("{[j, i, a, b]: 0 <= j < ny and 0 <= i < nx and 0 <= a, b < 5}",
+        "out[j, i] = sum((a, b), w[a, b] * u[j + a, i + b])",
+        [lp.GlobalArg("u", np.float32, shape=("ny + 4", "nx + 4")),
+         lp.GlobalArg("w", np.float32, shape=(5, 5)), lp.ValueArg("ny, nx", np.int32),
+         lp.GlobalArg("out", np.float32, shape=("ny", "nx"), is_input=False, is_output=True)],
+        name="conv2d", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+def reference(v, point, sizes):
+    ny, nx = sizes["ny"], sizes["nx"]
+    return {"out": sum(v["w"][a, b] * v["u"][a:a + ny, b:b + nx]
+                       for a in range(5) for b in range(5))}
+def inputs(point, sizes, rng):
+    return {"u": rng.uniform(-1, 1, (sizes["ny"] + 4, sizes["nx"] + 4)).astype(np.float32),
+            "w": rng.uniform(-1, 1, (5, 5)).astype(np.float32)}
+SPEC = BenchmarkSpec(name="conv2d", description="5 x 5 convolution, weights an array",
+    program=program, reference=reference, inputs=inputs,
+    sizes=lambda point, device, quick: {"ny": 32, "nx": 64})
+"""

@@ -104,6 +104,9 @@ class Stencil:
     #: the update reads its neighbours under a branch (``if(boundary, u, stencil)``): no
     #: transform that loads them ahead of it (vector gathers, streamed columns, a local tile)
     guarded: bool = False
+    #: short loops in a streamed column's other subscripts (``u[j + a, i + b]``'s b): the
+    #: column's buffer is loaded inside them, which loopy cannot nest in the streamed loop
+    column_loops: tuple[str, ...] = ()
     #: the outputs' updates: dependent operations on the longest path as written, and with the
     #: sums balanced (short loops written out; ``knobs.sum_order``)
     update_paths: tuple[int, int] = (0, 0)
@@ -257,6 +260,9 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     reads = sorted({sub.aggregate.name for _, sub, _ in _reads(knl)} - set(written))
     halos: dict[str, list[list[int]]] = {}
     stream_loops: set[str] = set()
+    #: per read array and subscript of the other axes: the outermost axis's offset range and
+    #: the loops in those other subscripts (a streamed column's key)
+    columns: dict[tuple, list] = {}
     accesses: dict[str, int] = {}
     for _insn, sub, scope in _reads(knl):
         name = sub.aggregate.name
@@ -264,9 +270,13 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
             continue
         accesses[name] = accesses.get(name, 0) + 1
         per_axis = halos.setdefault(name, [[0, 0] for _ in inames])
+        key, along, key_loops = [], None, set()
         for expr in sub.index_tuple:
             terms = _affine(expr) or {}
             hit = [v for v in terms if v in axis_of]
+            if len(hit) != 1 or terms[hit[0]] != 1 or axis_of[hit[0]] != 0:
+                key.append(str(expr))
+                key_loops |= _deps(expr) - set(axis_of)
             if len(hit) != 1 or terms[hit[0]] != 1:
                 continue
             d = axis_of[hit[0]]
@@ -281,6 +291,12 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
             per_axis[d][1] = max(per_axis[d][1], hi - out_offsets[d])
             if d == 0:
                 stream_loops |= {v for v in terms if v not in axis_of and v != 1}
+                along = (lo, hi)
+        if along is not None:
+            seen = columns.setdefault((name, tuple(key)), [along[0], along[1], key_loops])
+            seen[0], seen[1] = min(seen[0], along[0]), max(seen[1], along[1])
+    # a column read at several planes is streamed through a buffer its key's loops would wrap
+    column_loops = set().union(*(loops for lo, hi, loops in columns.values() if hi > lo))
     halo_arrays = {n: tuple((h[0], h[1]) for h in hs) for n, hs in halos.items()}
     axes = []
     for d, name in enumerate(inames):
@@ -345,6 +361,7 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
         tile_array=tile_array, vector_arrays=tuple(vec_arrays), vector_widths=tuple(widths),
         temporaries=temporaries, short_loops=tuple(short),
         stream_loops=tuple(sorted(stream_loops & {s for s, _ in short})),
+        column_loops=tuple(sorted((column_loops - stream_loops) & {s for s, _ in short})),
         vector_loops=tuple(sorted(vector_loops)), notes=notes, guarded=guarded,
         itemsize=int(np.dtype(globals_[output].dtype.numpy_dtype).itemsize),
         update_paths=_update_paths(t, outputs, short))
@@ -592,6 +609,10 @@ def _constraints(spec: BenchmarkSpec, st: Stencil) -> tuple[Callable[[Any, Any],
                 if point.get(roles[f"unroll:{loop}"], "full") != "full":
                     return (f"streamed planes indexed by loop {loop} stay in slow private memory "
                             f"unless {loop} is unrolled")
+            for loop in st.column_loops:
+                if point.get(roles[f"unroll:{loop}"], "full") != "full":
+                    return (f"streamed columns read at offsets set by loop {loop} need {loop} "
+                            "unrolled (their buffers' loads cannot be nested in a kept loop)")
         return None
 
     def per_item(point, device):
