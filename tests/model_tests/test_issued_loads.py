@@ -88,3 +88,23 @@ def test_a_blocked_row_the_next_copy_reads_again_is_loaded_once(block, loads):
     stats = _stats("laplace3d", {"nz": 32, "ny": 32, "nx": 64}, vector_width=1, block_j=block,
                    stream_k=1, local_u="none", workgroup=[32, 4, 1])
     assert _load_instructions(stats, params_from({}, GPU)) == pytest.approx(loads)
+
+
+@pytest.mark.parametrize("width", [2, 4, 8])
+def test_a_coefficient_read_under_a_vector_width_is_one_load_an_instruction(width):
+    """star3d_r4's ``c[s] * (ring)``: c is a scalar array read at an index free of the vector's
+    lanes, one load broadcast to a ``floatN`` instruction (loopy counts it once a lane: a 5 × 5
+    convolution's weights, 25 a point, came to twice its arithmetic at float4). An item of any
+    width loads c[0..4] once a plane, as the scalar item does; u's counts stay loopy's."""
+    sizes = {"nz": 16, "ny": 16, "nx": 64}
+    scalar = _stats("star3d_r4", sizes, vector_width=1, unroll_s="full", stream_k=1,
+                    workgroup=[32, 4, 1], dtype="float32", temporal="none")
+    vector = _stats("star3d_r4", sizes, vector_width=width, unroll_s="full", stream_k=1,
+                    workgroup=[32, 4, 1], dtype="float32", temporal="none")
+
+    def per_item(stats, array):
+        return sum(a.count for a in stats.accesses if a.array == array) / stats.work_items
+
+    assert per_item(scalar, "c") == pytest.approx(5)
+    assert per_item(vector, "c") == pytest.approx(5)
+    assert per_item(vector, "u") > per_item(scalar, "u")  # the lanes' reads, as loopy counts
