@@ -260,8 +260,8 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     reads = sorted({sub.aggregate.name for _, sub, _ in _reads(knl)} - set(written))
     halos: dict[str, list[list[int]]] = {}
     stream_loops: set[str] = set()
-    #: per read array and subscript of the other axes: the outermost axis's offset range and
-    #: the loops in those other subscripts (a streamed column's key)
+    # per read array and subscript of the other axes (a streamed column's key): the outermost
+    # axis's offset range and the loops in those other subscripts
     columns: dict[tuple, list] = {}
     accesses: dict[str, int] = {}
     for _insn, sub, scope in _reads(knl):

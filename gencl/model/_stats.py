@@ -32,7 +32,8 @@ from gencl._json import dumps_json
 # 39: a sub-group's lines counted in the ragged second of two work-groups along an axis; 41: a
 # sub-group's lines counted alone, not as its work-group's share; 42: every variant's
 # subgroup_lines counted, gaps or not; 44: the loops an item's code keeps, extra["kept_loops"];
-# 45: a square counted as the multiplication its code does, not a pow)
+# 45: a square counted as the multiplication its code does, not a pow; 46: a scalar array
+# read in vector code at an index free of the lanes counted once an instruction, not a lane)
 STATS_VERSION = "46"
 
 
