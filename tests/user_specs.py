@@ -252,3 +252,49 @@ SPEC = BenchmarkSpec(name="conv2d", description="5 x 5 convolution, weights an a
     program=program, reference=reference, inputs=inputs,
     sizes=lambda point, device, quick: {"ny": 32, "nx": 64})
 """
+
+#: the Laplacian written into the interior of an output padded like its input: its rows start
+#: one element in
+OFFSET_OUT = """\
+import loopy as lp
+import numpy as np
+from gencl.spec import BenchmarkSpec
+def program(point):
+    return lp.make_kernel("{[i, j]: 0 <= i, j < n}", "out[i + 1, j + 1] = 4 * u[i + 1, j + 1]"
+        " - u[i, j + 1] - u[i + 2, j + 1] - u[i + 1, j] - u[i + 1, j + 2]",
+        [lp.GlobalArg("u, out", np.float32, shape=("n + 2", "n + 2")), lp.ValueArg("n", np.int32)],
+        name="laplace", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+def reference(v, point, sizes):
+    u, out = v["u"], v["out"].copy()
+    out[1:-1, 1:-1] = (4 * u[1:-1, 1:-1] - u[:-2, 1:-1] - u[2:, 1:-1] - u[1:-1, :-2]
+                       - u[1:-1, 2:])
+    return {"out": out}
+def inputs(point, sizes, rng):
+    return {"u": rng.uniform(-1, 1, (sizes["n"] + 2,) * 2).astype(np.float32),
+            "out": rng.uniform(-1, 1, (sizes["n"] + 2,) * 2).astype(np.float32)}
+SPEC = BenchmarkSpec(name="laplace", description="2-D 5-point Laplacian, padded output",
+    program=program, reference=reference, inputs=inputs,
+    sizes=lambda point, device, quick: {"n": 48})
+"""
+
+#: a 7-point Laplacian over a batch of 3-D fields: four axes
+BATCH4D = """\
+import loopy as lp
+import numpy as np
+from gencl.spec import BenchmarkSpec
+def program(point):
+    u = lambda k, j, i: f"u[b, k + {k}, j + {j}, i + {i}]"
+    return lp.make_kernel("{[b, k, j, i]: 0 <= b < nb and 0 <= k, j, i < n}",
+        f"out[b, k, j, i] = {u(1, 1, 0)} + {u(1, 1, 2)} - 2 * {u(1, 1, 1)}",
+        [lp.GlobalArg("u", np.float32, shape=("nb", "n + 2", "n + 2", "n + 2")),
+         lp.GlobalArg("out", np.float32, shape=("nb", "n", "n", "n"), is_input=False,
+                      is_output=True), lp.ValueArg("nb, n", np.int32)],
+        name="batch", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+def reference(v, point, sizes):
+    u = v["u"]
+    return {"out": u[:, 1:-1, 1:-1, :-2] + u[:, 1:-1, 1:-1, 2:] - 2 * u[:, 1:-1, 1:-1, 1:-1]}
+def inputs(point, sizes, rng):
+    return {"u": rng.uniform(-1, 1, (2,) + (sizes["n"] + 2,) * 3).astype(np.float32)}
+SPEC = BenchmarkSpec(name="batch", description="a batch of 3-D fields", program=program,
+    reference=reference, inputs=inputs, sizes=lambda point, device, quick: {"nb": 2, "n": 16})
+"""

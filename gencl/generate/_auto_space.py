@@ -195,6 +195,22 @@ def _last_axis_ok(knl: lp.LoopKernel, name: str, param: str, width: int) -> bool
             and terms.get(1, 0) % width == 0)
 
 
+def _unaligned(knl: lp.LoopKernel, last: Axis, out_offset: int, arrays: list[str],
+               transposed: bool) -> str:
+    """Why no vector of two keeps the contiguous axis's accesses whole (the first reason)."""
+    if not last.param:
+        return "its extent is not a size parameter plus a constant"
+    if transposed:
+        return "an array reads its index along another axis"
+    if out_offset % 2:
+        return (f"the output starts {out_offset} element(s) into its rows (pad the rows so the "
+                "written points start on a vector)")
+    if last.extent_offset % 2:
+        return f"the extent {last.param} {last.extent_offset:+d} is odd"
+    rows = [n for n in arrays if not _last_axis_ok(knl, n, last.param, 2)]
+    return f"the rows of {', '.join(rows)} are not a multiple of 2 elements long"
+
+
 def _memory_order(arg: Any) -> list[int]:
     """*arg*'s axes from outermost to contiguous in memory (loopy's layout nesting levels);
     subscript order where its strides are not fixed."""
@@ -250,6 +266,9 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
         out_offsets.append(terms.get(1, 0))
     if len(set(inames)) != len(inames):
         raise NotAStencil(f"{output} indexes two axes with one iname")
+    if len(inames) > 3:
+        raise NotAStencil(f"{output} has {len(inames)} axes: a work-group maps three at most "
+                          "(loop the outer ones in the program, or bind knobs by hand)")
     # outermost → contiguous in memory, not in subscript order: a column-major output
     # (order="F") has its first index contiguous, and the work-group's first axis must run along it
     order = _memory_order(globals_[output])
@@ -339,6 +358,9 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
                 and last.extent_offset % w == 0 and out_offsets[-1] % w == 0
                 and all(_last_axis_ok(knl, n, last.param, w) for n in vec_arrays)):
             widths.append(w)
+    if not widths and not (mixed or column or guarded):
+        notes += (f"contiguous axis {last.iname}: no vector width, "
+                  + _unaligned(knl, last, out_offsets[-1], vec_arrays, transposed),)
     temporaries = tuple(sorted(
         name for name, tv in knl.temporary_variables.items()
         if not tv.shape and any(last.iname in i.within_inames for i in knl.instructions

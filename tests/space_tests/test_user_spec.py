@@ -13,8 +13,8 @@ import pytest
 
 from gencl.api import load
 from gencl.cli import main
-from tests.user_specs import (BRANCH, CONV2D, GRADMAG, LAPLACE, LAPLACE_F, LAPLACE_KNOBS, MATVEC,
-                              SHIFT, THRESH, write)
+from tests.user_specs import (BATCH4D, BRANCH, CONV2D, GRADMAG, LAPLACE, LAPLACE_F,
+                              LAPLACE_KNOBS, MATVEC, OFFSET_OUT, SHIFT, THRESH, write)
 
 
 def test_space_tune_simulate_explain_verify_on_hand_bound_knobs(tmp_path, capsys):
@@ -222,3 +222,30 @@ def test_a_window_sum_streams_only_with_both_loops_written_out(tmp_path, capsys)
         {("full", "full")}
     assert {r["point"]["vector_width"] for r in results} >= {1, 2}
     assert all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
+
+
+def test_an_output_off_the_vector_grid_says_why_it_has_no_vector_width(tmp_path, capsys):
+    """out[i + 1, j + 1] in rows of n + 2: a vector of the written points would start one
+    element into a row; --list once left out the vector knob without a word."""
+    path = str(write(tmp_path, OFFSET_OUT))
+    capsys.readouterr()
+    assert main(["space", path, "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "no vector width, the output starts 1 element(s) into its rows" in listed, listed
+    assert "vector_width" not in listed
+    out = tmp_path / "space"
+    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no", "--knob",
+                 "local_u=none", "--knob", "stream_i=4", "--out", str(out)]) == 0
+    results = json.loads((out / "space.json").read_text())["results"]
+    assert results and all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
+
+
+def test_four_axes_derive_no_space_and_say_why(tmp_path, capsys):
+    """out[b, k, j, i]: a work-group maps three axes (the space once offered 32 x 4 x 1 x 1
+    shapes, and loading the spec stopped on "work-group shape must be 1 to 3 positive
+    integers", as if the user had written them)."""
+    path = str(write(tmp_path, BATCH4D, "batch"))
+    capsys.readouterr()
+    assert main(["space", path, "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "no space derived: out has 4 axes: a work-group maps three at most" in listed, listed
