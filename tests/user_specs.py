@@ -298,3 +298,25 @@ def inputs(point, sizes, rng):
 SPEC = BenchmarkSpec(name="batch", description="a batch of 3-D fields", program=program,
     reference=reference, inputs=inputs, sizes=lambda point, device, quick: {"nb": 2, "n": 16})
 """
+
+#: a Laplacian on a periodic grid, the wrap written as a modulo
+PERIODIC = """\
+import loopy as lp
+import numpy as np
+from gencl.spec import BenchmarkSpec
+def program(point):
+    return lp.make_kernel("{[j, i]: 0 <= j < ny and 0 <= i < nx}",
+        "out[j, i] = u[(j + ny - 1) % ny, i] + u[(j + 1) % ny, i] + u[j, (i + nx - 1) % nx]"
+        " + u[j, (i + 1) % nx] - 4 * u[j, i]",
+        [lp.GlobalArg("u", np.float32, shape=("ny", "nx")), lp.ValueArg("ny, nx", np.int32),
+         lp.GlobalArg("out", np.float32, shape=("ny", "nx"), is_input=False, is_output=True)],
+        name="periodic", target=lp.PyOpenCLTarget(), lang_version=(2018, 2))
+def reference(v, point, sizes):
+    u = v["u"]
+    return {"out": np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1)
+            - 4 * u}
+def inputs(point, sizes, rng):
+    return {"u": rng.uniform(-1, 1, (sizes["ny"], sizes["nx"])).astype(np.float32)}
+SPEC = BenchmarkSpec(name="periodic", description="periodic 5-point Laplacian", program=program,
+    reference=reference, inputs=inputs, sizes=lambda point, device, quick: {"ny": 32, "nx": 64})
+"""

@@ -282,6 +282,7 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     # per read array and subscript of the other axes (a streamed column's key): the outermost
     # axis's offset range and the loops in those other subscripts
     columns: dict[tuple, list] = {}
+    wrapped: dict[str, set[str]] = {}  # read array → the axes it indexes off a constant offset
     accesses: dict[str, int] = {}
     for _insn, sub, scope in _reads(knl):
         name = sub.aggregate.name
@@ -291,6 +292,9 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
         per_axis = halos.setdefault(name, [[0, 0] for _ in inames])
         key, along, key_loops = [], None, set()
         for expr in sub.index_tuple:
+            if _affine(expr) is None and _deps(expr) & set(axis_of):
+                # a wrapped index (u[j, (i + 1) % nx], a periodic boundary): no constant offset
+                wrapped.setdefault(name, set()).update(_deps(expr) & set(axis_of))
             terms = _affine(expr) or {}
             hit = [v for v in terms if v in axis_of]
             if len(hit) != 1 or terms[hit[0]] != 1 or axis_of[hit[0]] != 0:
@@ -348,6 +352,13 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     if column:
         notes += (f"contiguous axis {last.iname}: no vector width, {', '.join(column)} "
                   "column-major (the vector knob splits an array's last axis)",)
+    wraps = sorted(n for n, names in wrapped.items() if last.iname in names)
+    if wraps:
+        notes += (f"contiguous axis {last.iname}: no vector width, {', '.join(wraps)} read at "
+                  "a wrapped index along it (a modulo: no whole vector to load)",)
+    if wrapped:
+        notes += (f"{', '.join(sorted(wrapped))} read at wrapped indices: no local tile of "
+                  "them (their footprint is not a box with a halo)",)
     guarded = _reads_under_branch(knl, set(written))
     if guarded:
         notes += ("the update reads its neighbours under a branch: no vector width, stream or "
@@ -355,10 +366,10 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     widths = []
     for w in VECTOR_WIDTHS[1:] + (16,):
         if (last.param and not transposed and not mixed and not column and not guarded
-                and last.extent_offset % w == 0 and out_offsets[-1] % w == 0
+                and not wraps and last.extent_offset % w == 0 and out_offsets[-1] % w == 0
                 and all(_last_axis_ok(knl, n, last.param, w) for n in vec_arrays)):
             widths.append(w)
-    if not widths and not (mixed or column or guarded):
+    if not widths and not (mixed or column or guarded or wraps):
         notes += (f"contiguous axis {last.iname}: no vector width, "
                   + _unaligned(knl, last, out_offsets[-1], vec_arrays, transposed),)
     temporaries = tuple(sorted(
@@ -376,7 +387,8 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
     if vector_loops - {s for s, _ in short}:
         widths = []  # a reduction that cannot be written out keeps unaligned reads inside it
     tile_array = None if guarded else max(
-        (n for n in halo_arrays if any(h != (0, 0) for h in halo_arrays[n])),
+        (n for n in halo_arrays
+         if any(h != (0, 0) for h in halo_arrays[n]) and n not in wrapped),
         key=lambda n: accesses[n], default=None)
     return Stencil(
         outputs=outputs, axes=tuple(axes), reads=tuple(reads), halos=halo_arrays,

@@ -14,7 +14,8 @@ import pytest
 from gencl.api import load
 from gencl.cli import main
 from tests.user_specs import (BATCH4D, BRANCH, CONV2D, GRADMAG, LAPLACE, LAPLACE_F,
-                              LAPLACE_KNOBS, MATVEC, OFFSET_OUT, SHIFT, THRESH, write)
+                              LAPLACE_KNOBS, MATVEC, OFFSET_OUT, PERIODIC, SHIFT, THRESH,
+                              write)
 
 
 def test_space_tune_simulate_explain_verify_on_hand_bound_knobs(tmp_path, capsys):
@@ -249,3 +250,22 @@ def test_four_axes_derive_no_space_and_say_why(tmp_path, capsys):
     assert main(["space", path, "--list"]) == 0
     listed = capsys.readouterr().out
     assert "no space derived: out has 4 axes: a work-group maps three at most" in listed, listed
+
+
+def test_a_periodic_wrap_takes_no_vector_width_and_no_local_tile(tmp_path, capsys):
+    """u[j, (i + 1) % nx]: a wrapped index has no whole vector to load (every vector width was
+    once "excluded: LoopyError ... not a compile-time constant") and no box-shaped footprint;
+    the space says so, and every point it keeps is checked against numpy."""
+    path = str(write(tmp_path, PERIODIC, "periodic"))
+    capsys.readouterr()
+    assert main(["space", path, "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "no vector width, u read at a wrapped index along it" in listed, listed
+    assert "u read at wrapped indices: no local tile" in listed
+    assert "vector_width" not in listed and "local_u" not in listed
+    out = tmp_path / "space"
+    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no", "--knob",
+                 "stream_j=4", "--out", str(out)]) == 0
+    results = json.loads((out / "space.json").read_text())["results"]
+    assert len(results) >= 4 and all(r["status"] == "ok" for r in results), \
+        [r["reason"] for r in results]
