@@ -215,6 +215,20 @@ def test_an_input_of_zeros_is_one_line_exit_2(tmp_path, capsys):
     line = _one_error_line(capsys.readouterr().err)
     assert line.startswith(f"gencl: error: {path}: inputs.x: is all zeros"), line
 
+
+
+def test_a_name_opencl_c_reserves_is_one_line_exit_2(tmp_path, capsys):
+    """A kernel named ``restrict`` (a multigrid restriction) fails every build with "expected
+    identifier or '('", which read as the runtime's fault: refused when the spec loads."""
+    path = tmp_path / "restriction.py"
+    path.write_text(_spec_text(program=PARTS["program"].replace(
+        "target=lp.PyOpenCLTarget()", 'name="restrict", target=lp.PyOpenCLTarget()')))
+    capsys.readouterr()
+    assert main(["generate", str(path), "--out", str(tmp_path / "out")]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert line == (f"gencl: error: {path}: program: kernel name 'restrict' is a reserved "
+                    "word of OpenCL C: no build of it compiles (rename it)"), line
+
 # }}}
 
 

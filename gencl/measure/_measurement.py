@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -22,6 +23,13 @@ def device_error_status(exc: BaseException) -> str:
     return "out_of_resources" if any(code in str(exc) for code in DOES_NOT_FIT) else "error"
 
 
+#: a kernel source's file in a compiler's diagnostic (PoCL's kcache/tempfile_XXXXXX.cl)
+SOURCE_FILE = re.compile(r"\S*\.cl\b")
+#: a compiler's diagnostic at a line and column of the source: the source's fault, not the
+#: runtime's
+SOURCE_DIAGNOSTIC = re.compile(r"\.cl:\d+:\d+:|<source>:\d+:\d+:|^\d+:\d+: error")
+
+
 def dominant_failure(records: Sequence[Any]) -> tuple[str, str, int]:
     """(status, reason, count) of the most common failure among measurement records (dicts
     or Measurements): what a run that measured nothing should say first."""
@@ -30,7 +38,9 @@ def dominant_failure(records: Sequence[Any]) -> tuple[str, str, int]:
     def fields(r: Any) -> tuple[str, str]:
         status = r.get("status") if isinstance(r, dict) else r.status
         reason = (r.get("reason") if isinstance(r, dict) else r.reason) or ""
-        return str(status), (reason.strip().splitlines() or [""])[0][:300]
+        # each build's source sits in a temporary file of its own: one failure, many names
+        first = SOURCE_FILE.sub("<source>.cl", (reason.strip().splitlines() or [""])[0])
+        return str(status), first[:300]
 
     failed = [fields(r) for r in records if fields(r)[0] != "ok"]
     if not failed:
@@ -55,7 +65,10 @@ def explain_failure(records: Sequence[Any], device: Any) -> str:
             "timeout": "every launch timed out", "out_of_resources": "no variant fit the device",
             }.get(status, f"every variant ended in {status}") if every else \
         f"nothing measured ({count} of {len(records)} variants: {status})"
-    if status == "build_error":
+    if status == "build_error" and SOURCE_DIAGNOSTIC.search(reason):
+        fix = ("the generated source does not compile here: `gencl generate SPEC --knob … --out "
+               "DIR` writes it (a name OpenCL C reserves, a type it has no conversion for)")
+    elif status == "build_error":
         fix = fix_for(device) + " (then: gencl devices)"
     else:
         fix = "see each variant's reason in the results"

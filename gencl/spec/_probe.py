@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,6 +160,29 @@ def _check_array(check: _Check, field: str, name: str, value: Any, arg: Any, cou
                                       f"program's {name} has {count} at these sizes")
 
 
+#: words OpenCL C reserves (C99's keywords, its address spaces, access qualifiers and types)
+OPENCL_RESERVED = frozenset("""
+    auto break case char const continue default do double else enum extern float for goto if
+    inline int long register restrict return short signed sizeof static struct switch typedef
+    union unsigned void volatile while bool half uchar ushort uint ulong size_t ptrdiff_t
+    intptr_t uintptr_t kernel global local constant private read_only write_only read_write
+    uniform pipe complex imaginary quad image1d_t image2d_t image3d_t image1d_array_t
+    image2d_array_t image1d_buffer_t sampler_t event_t true false""".split())
+_VECTOR_TYPE = re.compile(r"(char|uchar|short|ushort|int|uint|long|ulong|float|double|half)"
+                          r"(2|3|4|8|16)")
+
+
+def opencl_reserved_names(knl: Any) -> list[str]:
+    """The kernel's, arguments', temporaries' and loop indices' names OpenCL C reserves, each
+    as "kernel name 'restrict'" (a kernel named ``restrict`` fails every build with "expected
+    identifier", which reads as the runtime's fault)."""
+    names = [("kernel name", knl.name), *(("argument", a.name) for a in knl.args),
+             *(("temporary", n) for n in knl.temporary_variables),
+             *(("loop index", n) for n in sorted(knl.all_inames()))]
+    return [f"{what} {name!r}" for what, name in names
+            if name in OPENCL_RESERVED or _VECTOR_TYPE.fullmatch(name)]
+
+
 def probe_spec(spec: Any, file: str) -> Probe:
     """Call the spec's functions on its probe point; raise SpecError on the first problem."""
     import loopy as lp
@@ -176,6 +200,10 @@ def probe_spec(spec: Any, file: str) -> Probe:
         check.fail("program", f"returned a {type(program).__name__}, not a loopy "
                               "TranslationUnit (lp.make_kernel(...))")
     typed = _typed_program(spec, program, point, check)
+    reserved = opencl_reserved_names(typed.default_entrypoint)
+    if reserved:
+        check.fail("program", f"{reserved[0]} is a reserved word of OpenCL C: no build of it "
+                              "compiles (rename it)")
     args = typed.default_entrypoint.args
     read = typed.default_entrypoint.get_read_variables()
     globals_ = [a for a in args if isinstance(a, lp.ArrayArg)
