@@ -18,6 +18,17 @@ from tests.user_specs import (BATCH4D, BRANCH, CONV2D, GRADMAG, LAPLACE, LAPLACE
                               write)
 
 
+def _all_ok(tmp_path, path: str, *options: str, quick: bool = True) -> list[dict]:
+    """The records of `gencl space PATH` (3 repeats, no peers, *options*), each asserted to have
+    run and matched numpy."""
+    out = tmp_path / "space"
+    assert main(["space", path, *(["--quick"] if quick else []), "--repeats", "3", "--peers",
+                 "no", *options, "--out", str(out)]) == 0
+    results = json.loads((out / "space.json").read_text())["results"]
+    assert results and all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
+    return results
+
+
 def test_space_tune_simulate_explain_verify_on_hand_bound_knobs(tmp_path, capsys):
     path = str(write(tmp_path, LAPLACE_KNOBS))
     out = tmp_path / "space"
@@ -99,13 +110,9 @@ def test_squares_at_every_vector_width(tmp_path):
     power (a bare NotImplementedError, every such point once recorded as excluded); each width
     the space offers is generated, built and checked against numpy on the device."""
     path = str(write(tmp_path, GRADMAG, "gradmag"))
-    out = tmp_path / "space"
-    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no", "--knob",
-                 "stream_j=1", "--knob", "local_u=none", "--knob", "workgroup=32x4",
-                 "--out", str(out)]) == 0
-    results = json.loads((out / "space.json").read_text())["results"]
+    results = _all_ok(tmp_path, path, "--knob", "stream_j=1", "--knob", "local_u=none",
+                      "--knob", "workgroup=32x4")
     assert {r["point"]["vector_width"] for r in results} == {1, 2, 4}
-    assert all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
 
 
 def test_a_reduction_at_every_vector_width(tmp_path, capsys):
@@ -113,12 +120,8 @@ def test_a_reduction_at_every_vector_width(tmp_path, capsys):
     whole row's reduction (its folding once refused loopy's Reduction node: every width > 1
     'excluded: UnsupportedExpressionError'); each width is built and checked against numpy."""
     path = str(write(tmp_path, MATVEC, "matvec"))
-    out = tmp_path / "space"
-    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no", "--knob",
-                 "workgroup=64", "--out", str(out)]) == 0
-    results = json.loads((out / "space.json").read_text())["results"]
+    results = _all_ok(tmp_path, path, "--knob", "workgroup=64")
     assert {r["point"]["vector_width"] for r in results} == {1, 2, 4, 8}
-    assert all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
     # the lanes' sums are stored as one whole vector, not as W read-modify-writes of it
     from gencl.generate import lower
     spec = load(path)
@@ -146,11 +149,7 @@ def test_arrays_of_two_types_take_no_vector_width(tmp_path, capsys):
     assert main(["space", path, "--list"]) == 0
     listed = capsys.readouterr().out
     assert "no vector width, img uint8, out float32" in listed and "vector_width" not in listed
-    out = tmp_path / "space"
-    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no", "--knob",
-                 "workgroup=32x4", "--knob", "local_img=none", "--out", str(out)]) == 0
-    results = json.loads((out / "space.json").read_text())["results"]
-    assert results and all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
+    _all_ok(tmp_path, path, "--knob", "workgroup=32x4", "--knob", "local_img=none")
 
 
 def test_column_major_arrays_take_their_first_index_as_the_contiguous_axis(tmp_path, capsys):
@@ -164,11 +163,7 @@ def test_column_major_arrays_take_their_first_index_as_the_contiguous_axis(tmp_p
     assert "axes, outermost first: j over n" in listed and "i over n" in listed
     assert "[inames=(i, j)]" in listed and "stream_j" in listed
     assert "no vector width, out, u column-major" in listed and "vector_width" not in listed
-    out = tmp_path / "space"
-    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no", "--knob",
-                 "stream_j=1", "--out", str(out)]) == 0
-    results = json.loads((out / "space.json").read_text())["results"]
-    assert results and all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
+    _all_ok(tmp_path, path, "--knob", "stream_j=1")
 
 
 def test_neighbours_read_under_a_branch_take_no_transform_that_loads_them_early(tmp_path,
@@ -183,12 +178,7 @@ def test_neighbours_read_under_a_branch_take_no_transform_that_loads_them_early(
     listed = capsys.readouterr().out
     assert "reads its neighbours under a branch" in listed
     assert not any(k in listed for k in ("vector_width", "stream_j", "local_u"))
-    out = tmp_path / "space"
-    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no",
-                 "--out", str(out)]) == 0
-    results = json.loads((out / "space.json").read_text())["results"]
-    assert len(results) >= 8 and all(r["status"] == "ok" for r in results), \
-        [r["reason"] for r in results]
+    assert len(_all_ok(tmp_path, path)) >= 8
 
 
 def test_a_run_time_offset_derives_no_space_and_says_which(tmp_path, capsys):
@@ -214,15 +204,11 @@ def test_a_window_sum_streams_only_with_both_loops_written_out(tmp_path, capsys)
                  "--knob", "local_u=none", "--out", str(tmp_path / "gen")]) == 2
     assert "streamed columns read at offsets set by loop b need b unrolled" in \
         capsys.readouterr().err
-    out = tmp_path / "space"
-    assert main(["space", path, "--repeats", "3", "--peers", "no", "--knob",
-                 "stream_j=4", "--knob", "workgroup=32x4", "--knob", "local_u=none",
-                 "--out", str(out)]) == 0
-    results = json.loads((out / "space.json").read_text())["results"]
+    results = _all_ok(tmp_path, path, "--knob", "stream_j=4", "--knob", "workgroup=32x4",
+                      "--knob", "local_u=none", quick=False)
     assert {(r["point"]["unroll_a"], r["point"]["unroll_b"]) for r in results} == \
         {("full", "full")}
     assert {r["point"]["vector_width"] for r in results} >= {1, 2}
-    assert all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
 
 
 def test_an_output_off_the_vector_grid_says_why_it_has_no_vector_width(tmp_path, capsys):
@@ -234,11 +220,7 @@ def test_an_output_off_the_vector_grid_says_why_it_has_no_vector_width(tmp_path,
     listed = capsys.readouterr().out
     assert "no vector width, the output starts 1 element(s) into its rows" in listed, listed
     assert "vector_width" not in listed
-    out = tmp_path / "space"
-    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no", "--knob",
-                 "local_u=none", "--knob", "stream_i=4", "--out", str(out)]) == 0
-    results = json.loads((out / "space.json").read_text())["results"]
-    assert results and all(r["status"] == "ok" for r in results), [r["reason"] for r in results]
+    _all_ok(tmp_path, path, "--knob", "local_u=none", "--knob", "stream_i=4")
 
 
 def test_four_axes_derive_no_space_and_say_why(tmp_path, capsys):
@@ -263,9 +245,4 @@ def test_a_periodic_wrap_takes_no_vector_width_and_no_local_tile(tmp_path, capsy
     assert "no vector width, u read at a wrapped index along it" in listed, listed
     assert "u read at wrapped indices: no local tile" in listed
     assert "vector_width" not in listed and "local_u" not in listed
-    out = tmp_path / "space"
-    assert main(["space", path, "--quick", "--repeats", "3", "--peers", "no", "--knob",
-                 "stream_j=4", "--out", str(out)]) == 0
-    results = json.loads((out / "space.json").read_text())["results"]
-    assert len(results) >= 4 and all(r["status"] == "ok" for r in results), \
-        [r["reason"] for r in results]
+    assert len(_all_ok(tmp_path, path, "--knob", "stream_j=4")) >= 4
