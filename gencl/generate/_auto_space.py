@@ -292,10 +292,11 @@ def analyse_program(t: lp.TranslationUnit) -> Stencil:
         per_axis = halos.setdefault(name, [[0, 0] for _ in inames])
         key, along, key_loops = [], None, set()
         for expr in sub.index_tuple:
-            if _affine(expr) is None and _deps(expr) & set(axis_of):
+            affine = _affine(expr)
+            if affine is None and _deps(expr) & set(axis_of):
                 # a wrapped index (u[j, (i + 1) % nx], a periodic boundary): no constant offset
                 wrapped.setdefault(name, set()).update(_deps(expr) & set(axis_of))
-            terms = _affine(expr) or {}
+            terms = affine or {}
             hit = [v for v in terms if v in axis_of]
             if len(hit) != 1 or terms[hit[0]] != 1 or axis_of[hit[0]] != 0:
                 key.append(str(expr))

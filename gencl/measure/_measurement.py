@@ -27,7 +27,7 @@ def device_error_status(exc: BaseException) -> str:
 SOURCE_FILE = re.compile(r"\S*\.cl\b")
 #: a compiler's diagnostic at a line and column of the source: the source's fault, not the
 #: runtime's
-SOURCE_DIAGNOSTIC = re.compile(r"\.cl:\d+:\d+:|<source>:\d+:\d+:|^\d+:\d+: error")
+SOURCE_DIAGNOSTIC = re.compile(r"\.cl:\d+:\d+:|:\d+:\d+: error")
 
 
 def dominant_failure(records: Sequence[Any]) -> tuple[str, str, int]:

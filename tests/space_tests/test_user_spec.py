@@ -29,6 +29,13 @@ def _all_ok(tmp_path, path: str, *options: str, quick: bool = True) -> list[dict
     return results
 
 
+def _listed(capsys, path: str) -> str:
+    """What `gencl space PATH --list` prints (asserted to exit 0)."""
+    capsys.readouterr()
+    assert main(["space", path, "--list"]) == 0
+    return capsys.readouterr().out
+
+
 def test_space_tune_simulate_explain_verify_on_hand_bound_knobs(tmp_path, capsys):
     path = str(write(tmp_path, LAPLACE_KNOBS))
     out = tmp_path / "space"
@@ -56,9 +63,7 @@ def test_space_tune_simulate_explain_verify_on_hand_bound_knobs(tmp_path, capsys
     assert main(["report", str(out)]) == 0
     assert (out / "summary.json").read_text() == first and (out / "report.md").is_file()
 
-    capsys.readouterr()
-    assert main(["space", path, "--list"]) == 0
-    listed = capsys.readouterr().out
+    listed = _listed(capsys, path)
     assert "block_x" in listed and "workgroup" in listed
 
     tuned = tmp_path / "tuning"
@@ -145,9 +150,7 @@ def test_arrays_of_two_types_take_no_vector_width(tmp_path, capsys):
     (every vector width once failed to build, after a KeyError in the gather's shuffle mask):
     the space offers none and says why; its points are checked against numpy."""
     path = str(write(tmp_path, THRESH, "thresh"))
-    capsys.readouterr()
-    assert main(["space", path, "--list"]) == 0
-    listed = capsys.readouterr().out
+    listed = _listed(capsys, path)
     assert "no vector width, img uint8, out float32" in listed and "vector_width" not in listed
     _all_ok(tmp_path, path, "--knob", "workgroup=32x4", "--knob", "local_img=none")
 
@@ -157,9 +160,7 @@ def test_column_major_arrays_take_their_first_index_as_the_contiguous_axis(tmp_p
     space once took the last subscript for contiguous: work items 520 bytes apart, and every
     vector width "excluded: LoopyError"); no vector width, and --list says why."""
     path = str(write(tmp_path, LAPLACE_F))
-    capsys.readouterr()
-    assert main(["space", path, "--list"]) == 0
-    listed = capsys.readouterr().out
+    listed = _listed(capsys, path)
     assert "axes, outermost first: j over n" in listed and "i over n" in listed
     assert "[inames=(i, j)]" in listed and "stream_j" in listed
     assert "no vector width, out, u column-major" in listed and "vector_width" not in listed
@@ -173,9 +174,7 @@ def test_neighbours_read_under_a_branch_take_no_transform_that_loads_them_early(
     had in its quick space were "excluded: LoopyIndexError"); the space keeps the work-group shapes,
     says why, and every one of them is checked against numpy."""
     path = str(write(tmp_path, BRANCH, "smooth"))
-    capsys.readouterr()
-    assert main(["space", path, "--list"]) == 0
-    listed = capsys.readouterr().out
+    listed = _listed(capsys, path)
     assert "reads its neighbours under a branch" in listed
     assert not any(k in listed for k in ("vector_width", "stream_j", "local_u"))
     assert len(_all_ok(tmp_path, path)) >= 8
@@ -185,9 +184,7 @@ def test_a_run_time_offset_derives_no_space_and_says_which(tmp_path, capsys):
     """u[j, i + s], s a run-time scalar: no constant halo (the reason once read
     "UnknownVariableError: s")."""
     path = str(write(tmp_path, SHIFT, "shift"))
-    capsys.readouterr()
-    assert main(["space", path, "--list"]) == 0
-    listed = capsys.readouterr().out
+    listed = _listed(capsys, path)
     assert "no space derived: u[..., i + s, ...]: the offset depends on s" in listed, listed
 
 
@@ -215,9 +212,7 @@ def test_an_output_off_the_vector_grid_says_why_it_has_no_vector_width(tmp_path,
     """out[i + 1, j + 1] in rows of n + 2: a vector of the written points would start one
     element into a row; --list once left out the vector knob without a word."""
     path = str(write(tmp_path, OFFSET_OUT))
-    capsys.readouterr()
-    assert main(["space", path, "--list"]) == 0
-    listed = capsys.readouterr().out
+    listed = _listed(capsys, path)
     assert "no vector width, the output starts 1 element(s) into its rows" in listed, listed
     assert "vector_width" not in listed
     _all_ok(tmp_path, path, "--knob", "local_u=none", "--knob", "stream_i=4")
@@ -228,9 +223,7 @@ def test_four_axes_derive_no_space_and_say_why(tmp_path, capsys):
     shapes, and loading the spec stopped on "work-group shape must be 1 to 3 positive
     integers", as if the user had written them)."""
     path = str(write(tmp_path, BATCH4D, "batch"))
-    capsys.readouterr()
-    assert main(["space", path, "--list"]) == 0
-    listed = capsys.readouterr().out
+    listed = _listed(capsys, path)
     assert "no space derived: out has 4 axes: a work-group maps three at most" in listed, listed
 
 
@@ -239,9 +232,7 @@ def test_a_periodic_wrap_takes_no_vector_width_and_no_local_tile(tmp_path, capsy
     once "excluded: LoopyError ... not a compile-time constant") and no box-shaped footprint;
     the space says so, and every point it keeps is checked against numpy."""
     path = str(write(tmp_path, PERIODIC, "periodic"))
-    capsys.readouterr()
-    assert main(["space", path, "--list"]) == 0
-    listed = capsys.readouterr().out
+    listed = _listed(capsys, path)
     assert "no vector width, u read at a wrapped index along it" in listed, listed
     assert "u read at wrapped indices: no local tile" in listed
     assert "vector_width" not in listed and "local_u" not in listed
